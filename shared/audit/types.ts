@@ -1,0 +1,62 @@
+/**
+ * The audit of one place's homepage, as computed by the analysis and kept in the
+ * per-place cache (`site_audits`). Every boolean is null when it could not be
+ * determined (fetch failed, or the signal does not apply).
+ */
+export interface AuditSignals {
+  /** The page has no `<meta name="viewport">` at all. */
+  no_mobile_viewport: boolean | null;
+  /** Old jQuery (1.x/2.x), Flash, non-conforming tags or a table layout. */
+  legacy_site_tech: boolean | null;
+  /** Newest copyright year is at least 2 years before the current year; null when no year. */
+  stale_copyright: boolean | null;
+  /** Newest year found in dated media paths (WordPress, Drupal, Ghost); null if none. */
+  last_media_year: number | null;
+  /** last_media_year is at least 2 years before the current year (false when last_media_year is null). */
+  stale_content: boolean | null;
+  /** Canadian business whose page shows no French version; null when the business is not Canadian. */
+  no_french_version: boolean | null;
+  /** Collapsed flag: no viewport, a viewport that is not width=device-width / scale >= 1, or Flash. */
+  not_mobile_friendly: boolean | null;
+  /** Collapsed flag: legacy_site_tech or stale_copyright. */
+  outdated_website: boolean | null;
+}
+
+/** What each signal was based on: short snippets, never whole pages. */
+export interface AuditEvidence {
+  viewport?: string | null;
+  jquery_version?: string | null;
+  legacy_tags?: string[];
+  flash?: string[];
+  table_layout?: string | null;
+  copyright_text?: string | null;
+  copyright_year?: number | null;
+  media_paths?: string[];
+  french_version?: string | null;
+  canadian_by?: "address" | "tld" | "postal_code" | null;
+}
+
+export type AuditOutcome = "ok" | "failed";
+
+/** One row of the per-place audit cache. */
+export interface SiteAudit {
+  place_id: string;
+  url: string;
+  outcome: AuditOutcome;
+  /** Why the fetch or analysis failed (e.g. "blocked_address", "timeout", "too_large", "not_html"). */
+  failure: string | null;
+  signals: AuditSignals;
+  evidence: AuditEvidence;
+  audited_at: Date;
+}
+
+export const UNKNOWN_SIGNALS: AuditSignals = {
+  no_mobile_viewport: null,
+  legacy_site_tech: null,
+  stale_copyright: null,
+  last_media_year: null,
+  stale_content: null,
+  no_french_version: null,
+  not_mobile_friendly: null,
+  outdated_website: null,
+};

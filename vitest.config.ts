@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          env: { TEST_DATABASE: "postgres" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration-pglite",
+          include: ["test/integration/api/**/*.test.ts", "test/integration/db/**/*.test.ts"],
+          env: { TEST_DATABASE: "pglite" },
+        },
+      },
+    ],
+  },
+});
