@@ -60,3 +60,22 @@ export const UNKNOWN_SIGNALS: AuditSignals = {
   not_mobile_friendly: null,
   outdated_website: null,
 };
+
+/** Input of one analysis task (runs in the piscina pool). */
+export interface AnalyzeInput {
+  /** Raw response body bytes (decoded inside the task with the declared charset). */
+  body: Uint8Array;
+  /** The response's Content-Type header, if any (may carry `charset=`). */
+  contentType: string | null;
+  /** Final URL of the page after redirects. */
+  url: string;
+  /** ISO 3166-1 alpha-2 country of the place from the provider's address, if known. */
+  country: string | null;
+  /** The current time in epoch milliseconds (injectable so year rules can be tested). */
+  now: number;
+}
+
+export interface AnalyzeOutput {
+  signals: AuditSignals;
+  evidence: AuditEvidence;
+}
