@@ -27,7 +27,11 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; headers?: Record<string, string> },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ApiError";
     this.code = code;

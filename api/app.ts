@@ -1,0 +1,56 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import authentication from "./plugins/authentication.ts";
+import crossOrigin from "./plugins/cross-origin.ts";
+import errors from "./plugins/errors.ts";
+import openApi from "./plugins/openapi.ts";
+import rateLimit from "./plugins/rate-limit.ts";
+import adminRoutes from "./routes/admin/index.ts";
+import docsRoutes from "./routes/docs.ts";
+import v1Routes from "./routes/v1/index.ts";
+import type { Services } from "./services.ts";
+
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+export interface BuildAppOptions {
+  services: Services;
+  /** A pino logger; without one the app logs nothing (tests). */
+  logger?: FastifyBaseLogger;
+}
+
+/** The whole HTTP API as one Fastify instance; the caller owns `services` and closes them. */
+export async function buildApp({ services, logger }: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A live-check search may take 45 s; keep the socket open beyond that.
+    requestTimeout: 120_000,
+    requestIdHeader: "x-request-id",
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(errors);
+  await app.register(crossOrigin);
+  await app.register(openApi, {
+    publicUrl: config.publicUrl,
+    rateLimits: config.rateLimits,
+  });
+  await app.register(authentication, { verifiers: services.bearerVerifiers });
+  await app.register(rateLimit, { limiter: services.rateLimiter });
+
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  await app.register(docsRoutes, { rateLimits: config.rateLimits });
+  await app.register(v1Routes, { prefix: "/v1", services });
+  if (config.adminToken) {
+    await app.register(adminRoutes, { prefix: "/admin", services, adminToken: config.adminToken });
+  }
+  return app;
+}

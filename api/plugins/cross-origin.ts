@@ -1,0 +1,23 @@
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { ApiError } from "../../shared/errors.ts";
+
+/**
+ * Keys are server-side credentials, so a browser must never call /v1: any request carrying an
+ * Origin header, and any CORS preflight, is refused before routing, auth or anything else runs.
+ */
+async function crossOriginPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook("onRequest", async (request) => {
+    if (!request.url.startsWith("/v1/") && request.url !== "/v1") return;
+    const preflight =
+      request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
+    if (request.headers.origin !== undefined || preflight) {
+      throw new ApiError(
+        "cross_origin_forbidden",
+        "Cross-origin browser requests are refused: call the API from your server, never from browser code.",
+      );
+    }
+  });
+}
+
+export default fp(crossOriginPlugin, { name: "cross-origin" });

@@ -1,0 +1,86 @@
+import swagger from "@fastify/swagger";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+
+export interface OpenApiOptions {
+  publicUrl: string;
+  rateLimits: { readPerMinute: number; searchPerMinute: number };
+}
+
+/** `/openapi.json` is generated from the same zod schemas that validate requests. */
+async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+  const { readPerMinute, searchPerMinute } = options.rateLimits;
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Lead Discovery and Outreach Drafting API",
+        version: "1.0.0",
+        description: [
+          "Find local businesses whose websites need work, keep them as a workspace lead list, and draft a grounded outreach email per lead.",
+          "",
+          `Rate limits in force, per API key (or OAuth token): ${readPerMinute} requests per minute shared by GET /v1/leads, GET /v1/leads/{id}, GET /v1/credits and POST /v1/leads/{id}/outreach-draft; ${searchPerMinute} requests per minute for POST /v1/searches, in its own bucket. Over the limit: 429 rate_limited with Retry-After: 60. Limited responses carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers.`,
+          "",
+          "Every error response is `{ error: { code, message } }`. The markdown reference is at GET /v1/docs.",
+        ].join("\n"),
+      },
+      servers: [{ url: options.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: "http",
+            scheme: "bearer",
+            description: "A workspace API key: `Authorization: Bearer <API_KEY>`. Server-side use only.",
+          },
+          oauth2: {
+            type: "oauth2",
+            description: "Workspace-scoped access for assistant clients (authorization code flow with PKCE).",
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${options.publicUrl}/oauth/authorize`,
+                tokenUrl: `${options.publicUrl}/oauth/token`,
+                scopes: { email: "email address", profile: "basic profile" },
+              },
+            },
+          },
+        },
+      },
+      "x-rate-limits": {
+        read: { requests_per_minute: readPerMinute, per: "api_key" },
+        search: { requests_per_minute: searchPerMinute, per: "api_key" },
+      },
+    } as Record<string, unknown>,
+    // Each rate-limited operation states its bucket and the limit in force.
+    transform: (input) => {
+      const output = jsonSchemaTransform(input);
+      const bucket = input.route.config?.rateLimitBucket;
+      if (!bucket) return output;
+      const perMinute = bucket === "search" ? searchPerMinute : readPerMinute;
+      return {
+        ...output,
+        schema: {
+          ...output.schema,
+          "x-rate-limit": { bucket, requests_per_minute: perMinute, per: "credential" },
+        },
+      };
+    },
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  app.get(
+    "/openapi.json",
+    {
+      schema: {
+        operationId: "getOpenApi",
+        summary: "This OpenAPI 3.1 description",
+        description: "No authentication.",
+        tags: ["Reference"],
+        security: [],
+      },
+    },
+    async () => app.swagger(),
+  );
+}
+
+export default fp(openApiPlugin, { name: "openapi" });

@@ -1,0 +1,173 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
+import type { Workspace } from "../../../shared/db/schema.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { createApiKey, hashSecret, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
+import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
+import {
+  createWorkspace,
+  requireWorkspace,
+  updateWorkspaceSettings,
+} from "../../../shared/workspaces/workspaces.ts";
+import type { Services } from "../../services.ts";
+
+const language = z.enum(["en", "fr"]);
+const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });
+const memberParams = workspaceParams.extend({ member_id: z.guid("must be a uuid") });
+const keyParams = workspaceParams.extend({ key_id: z.guid("must be a uuid") });
+const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
+
+const workspaceJson = (workspace: Workspace) => ({
+  id: workspace.id,
+  name: workspace.name,
+  language: workspace.language,
+  balance: workspace.balance,
+  free_trial: workspace.free_trial,
+  sender_name: workspace.sender_name,
+  sender_company: workspace.sender_company,
+  offer: workspace.offer,
+  created_at: workspace.created_at.toISOString(),
+});
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** Stands in for "the app": workspaces, members, keys and purchases. Hidden from the public OpenAPI. */
+const adminRoutes: FastifyPluginAsyncZod<{ services: Services; adminToken: string }> = async (
+  app,
+  { services, adminToken },
+) => {
+  const { db, keyUsage } = services;
+  const expected = Buffer.from(hashSecret(adminToken));
+
+  app.addHook("onRequest", async (request) => {
+    const token = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(Buffer.from(hashSecret(token)), expected)) {
+      throw new ApiError("invalid_api_key", "Missing or wrong admin token.");
+    }
+  });
+
+  const hidden = { hide: true } as const;
+
+  app.post(
+    "/workspaces",
+    {
+      schema: {
+        ...hidden,
+        body: z.strictObject({ name: z.string().trim().min(1).max(200), language: language.optional() }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(workspaceJson(await createWorkspace(db, request.body))),
+  );
+
+  app.get("/workspaces/:id", { schema: { ...hidden, params: workspaceParams } }, async (request) =>
+    workspaceJson(await requireWorkspace(db, request.params.id)),
+  );
+
+  app.patch(
+    "/workspaces/:id",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: z.strictObject({
+          language: language.optional(),
+          sender_name: optionalText(200),
+          sender_company: optionalText(200),
+          offer: optionalText(500),
+        }),
+      },
+    },
+    async (request) => workspaceJson(await updateWorkspaceSettings(db, request.params.id, request.body)),
+  );
+
+  app.post(
+    "/workspaces/:id/members",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: z.strictObject({
+          email: z.email().max(320),
+          name: z.string().trim().min(1).max(200).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const member = await addMember(db, request.params.id, request.body);
+      return reply.code(201).send({ id: member.id, email: member.email, name: member.name });
+    },
+  );
+
+  app.delete(
+    "/workspaces/:id/members/:member_id",
+    { schema: { ...hidden, params: memberParams } },
+    async (request, reply) => {
+      await removeMember(db, request.params.id, request.params.member_id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    "/workspaces/:id/api-keys",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: z.strictObject({
+          name: z.string().trim().min(1).max(200),
+          created_by: z.guid("must be a member id"),
+        }),
+      },
+    },
+    async (request, reply) => {
+      await requireWorkspace(db, request.params.id);
+      const key = await createApiKey(db, request.params.id, {
+        name: request.body.name,
+        createdBy: request.body.created_by,
+      });
+      return reply.code(201).send({ ...key, created_at: key.created_at.toISOString() });
+    },
+  );
+
+  app.get("/workspaces/:id/api-keys", { schema: { ...hidden, params: workspaceParams } }, async (request) => {
+    await requireWorkspace(db, request.params.id);
+    await keyUsage.flush();
+    const keys = await listApiKeys(db, request.params.id);
+    return {
+      api_keys: keys.map((key) => ({
+        ...key,
+        created_at: key.created_at.toISOString(),
+        last_used_at: iso(key.last_used_at),
+        revoked_at: iso(key.revoked_at),
+      })),
+    };
+  });
+
+  app.delete(
+    "/workspaces/:id/api-keys/:key_id",
+    { schema: { ...hidden, params: keyParams } },
+    async (request, reply) => {
+      await revokeApiKey(db, request.params.id, request.params.key_id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    "/workspaces/:id/credit-purchases",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: z.strictObject({ credits: z.number().int().min(1).max(MAX_PURCHASE_CREDITS) }),
+      },
+    },
+    async (request, reply) => {
+      await requireWorkspace(db, request.params.id);
+      return reply.code(201).send(await purchaseCredits(db, request.params.id, request.body.credits));
+    },
+  );
+};
+
+export default adminRoutes;

@@ -1,0 +1,14 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Services } from "../../services.ts";
+import creditsRoutes from "./credits.ts";
+import leadsRoutes from "./leads.ts";
+
+/** Every route here is authenticated, then rate limited (check order: auth 401, then 429). */
+const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  app.addHook("onRequest", app.authenticate);
+  app.addHook("onRequest", app.enforceRateLimit);
+  await app.register(leadsRoutes, { db: services.db });
+  await app.register(creditsRoutes, { db: services.db });
+};
+
+export default v1Routes;

@@ -1,0 +1,71 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { BearerVerifier } from "../shared/auth.ts";
+import type { Config } from "../shared/config.ts";
+import { createDatabase, type Db } from "../shared/db/database.ts";
+import { migrateToLatest } from "../shared/db/migrate.ts";
+import { createRateLimiter, type RateLimiter } from "../shared/rate-limits.ts";
+import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
+
+/** Everything the HTTP layer needs, built once from the config and closed once at shutdown. */
+export interface Services {
+  config: Config;
+  db: Db;
+  redis: Redis | undefined;
+  keyUsage: KeyUsageRecorder;
+  bearerVerifiers: BearerVerifier[];
+  rateLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  db?: Db;
+  rateLimitKeyPrefix?: string;
+}
+
+const KEY_USAGE_FLUSH_MS = 10_000;
+
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  overrides: ServiceOverrides = {},
+): Promise<Services> {
+  const db = overrides.db ?? (await createDatabase(config.database));
+  await migrateToLatest(db);
+
+  // Producers fail fast when Redis is down (BullMQ's advice) so requests answer 503, not hang.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+    : undefined;
+  redis?.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+
+  const keyUsage = new KeyUsageRecorder(db);
+  const flushTimer = setInterval(() => {
+    keyUsage.flush().catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
+  }, KEY_USAGE_FLUSH_MS);
+  flushTimer.unref();
+
+  const rateLimiter = createRateLimiter({
+    readPerMinute: config.rateLimits.readPerMinute,
+    searchPerMinute: config.rateLimits.searchPerMinute,
+    redis,
+    keyPrefix: overrides.rateLimitKeyPrefix,
+  });
+
+  return {
+    config,
+    db,
+    redis,
+    keyUsage,
+    bearerVerifiers: [createApiKeyVerifier(db, keyUsage)],
+    rateLimiter,
+    async close() {
+      clearInterval(flushTimer);
+      await keyUsage
+        .flush()
+        .catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
+      redis?.disconnect();
+      if (!overrides.db) await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((value) => value === "1" || value === "true");
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Every setting of the service, read once from the environment at start. */
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
+  ADMIN_TOKEN: optionalString.pipe(
+    z.string().min(16, "ADMIN_TOKEN must be at least 16 characters").optional(),
+  ),
+  GOOGLE_PLACES_API_KEY: optionalString,
+  GOOGLE_PLACES_BASE_URL: z.url().default("https://places.googleapis.com"),
+  PLACES_FIXTURE_FILE: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
+  OPENAI_MODEL: optionalString,
+  SEARCH_CHECK_BUDGET_MS: positiveInt(30_000),
+  AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
+  AUDIT_CONCURRENCY: positiveInt(25),
+  AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
+  RATE_LIMIT_READ_PER_MIN: positiveInt(30),
+  RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = z.input<typeof configSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Base address clients use; OpenAPI servers and OAuth URLs are built from it. */
+  publicUrl: string;
+  database: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  places:
+    | { kind: "google"; apiKey: string; baseUrl: string }
+    | { kind: "fixture"; file: string }
+    | { kind: "none" };
+  openai: { apiKey: string; baseURL: string | undefined; model: string } | undefined;
+  searchCheckBudgetMs: number;
+  audit: { allowPrivateNetworks: boolean; concurrency: number; threads: number };
+  rateLimits: { readPerMinute: number; searchPerMinute: number };
+  workerMetricsPort: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Validates the environment once; a bad value is a clear error naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  // The fixture provider wins over Google so that a demo never spends a real API quota by accident.
+  const places: Config["places"] = e.PLACES_FIXTURE_FILE
+    ? { kind: "fixture", file: e.PLACES_FIXTURE_FILE }
+    : e.GOOGLE_PLACES_API_KEY
+      ? { kind: "google", apiKey: e.GOOGLE_PLACES_API_KEY, baseUrl: e.GOOGLE_PLACES_BASE_URL }
+      : { kind: "none" };
+  if (e.OPENAI_API_KEY && !e.OPENAI_MODEL) {
+    throw new ConfigError("Invalid configuration:\n  OPENAI_MODEL: required when OPENAI_API_KEY is set");
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
+      /\/+$/,
+      "",
+    ),
+    database: e.DATABASE_URL
+      ? { kind: "postgres", url: e.DATABASE_URL }
+      : { kind: "pglite", dataDir: e.DATA_DIR },
+    redisUrl: e.REDIS_URL,
+    adminToken: e.ADMIN_TOKEN,
+    places,
+    openai:
+      e.OPENAI_API_KEY && e.OPENAI_MODEL
+        ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL }
+        : undefined,
+    searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
+    audit: {
+      allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
+      concurrency: e.AUDIT_CONCURRENCY,
+      threads: e.AUDIT_THREADS,
+    },
+    rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    workerMetricsPort: e.WORKER_METRICS_PORT,
+    logLevel: e.LOG_LEVEL,
+  };
+}

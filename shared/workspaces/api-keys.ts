@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import type { BearerVerifier } from "../auth.ts";
+import type { Db } from "../db/database.ts";
+import { ApiError } from "../errors.ts";
+import { findActiveMember } from "./members.ts";
+
+/** Recognisable in logs and secret scanners; the rest is 32 random bytes. */
+export const API_KEY_PREFIX = "ldk_";
+const API_KEY_PATTERN = /^ldk_[A-Za-z0-9_-]{43}$/;
+
+export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+
+export const looksLikeApiKey = (token: string): boolean => API_KEY_PATTERN.test(token);
+
+export interface ApiKeyListing {
+  id: string;
+  name: string;
+  created_by: string;
+  created_by_email: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function createApiKey(
+  db: Db,
+  workspaceId: string,
+  input: { name: string; createdBy: string },
+): Promise<{ id: string; name: string; key: string; created_by: string; created_at: Date }> {
+  const member = await findActiveMember(db, workspaceId, input.createdBy);
+  if (!member) throw new ApiError("invalid_request", "created_by: not an active member of this workspace.");
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const row = await db
+    .insertInto("api_keys")
+    .values({
+      workspace_id: workspaceId,
+      name: input.name,
+      key_hash: hashSecret(key),
+      key_prefix: key.slice(0, 8),
+      created_by: member.id,
+    })
+    .returning(["id", "name", "created_by", "created_at"])
+    .executeTakeFirstOrThrow();
+  return { ...row, key };
+}
+
+export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyListing[]> {
+  return db
+    .selectFrom("api_keys")
+    .innerJoin("members", "members.id", "api_keys.created_by")
+    .select([
+      "api_keys.id",
+      "api_keys.name",
+      "api_keys.created_by",
+      "members.email as created_by_email",
+      "api_keys.created_at",
+      "api_keys.last_used_at",
+      "api_keys.revoked_at",
+    ])
+    .where("api_keys.workspace_id", "=", workspaceId)
+    .orderBy("api_keys.created_at")
+    .orderBy("api_keys.id")
+    .execute();
+}
+
+export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
+  const key = await db
+    .selectFrom("api_keys")
+    .select(["id", "revoked_at"])
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", keyId)
+    .executeTakeFirst();
+  if (!key) throw new ApiError("not_found", "No such API key in this workspace.");
+  if (key.revoked_at) return;
+  await db.updateTable("api_keys").set({ revoked_at: new Date() }).where("id", "=", keyId).execute();
+}
+
+/** The active key with this plaintext, looked up by hash; revoked keys are not found. */
+export async function findActiveApiKey(db: Db, plaintext: string) {
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "workspace_id"])
+    .where("key_hash", "=", hashSecret(plaintext))
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+}
+
+/**
+ * Keeps `last_used_at` current without a write per request: uses are remembered in memory and
+ * written in one statement per flush (on an interval and at shutdown).
+ */
+export class KeyUsageRecorder {
+  readonly #db: Db;
+  #pending = new Map<string, Date>();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  record(keyId: string, at: Date = new Date()): void {
+    this.#pending.set(keyId, at);
+  }
+
+  async flush(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const batch = [...this.#pending];
+    this.#pending = new Map();
+    const rows = batch.map(([keyId, usedAt]) => sql`(${keyId}::uuid, ${usedAt}::timestamptz)`);
+    await sql`
+      update api_keys set last_used_at = used.at
+      from (values ${sql.join(rows)}) as used (id, at)
+      where api_keys.id = used.id and (api_keys.last_used_at is null or api_keys.last_used_at < used.at)
+    `.execute(this.#db);
+  }
+}
+
+/** Verifies `ldk_` bearer tokens against the hashed keys; revocation is seen on the next request. */
+export function createApiKeyVerifier(db: Db, usage: KeyUsageRecorder): BearerVerifier {
+  return {
+    accepts: looksLikeApiKey,
+    async verify(token) {
+      const key = await findActiveApiKey(db, token);
+      if (!key) return null;
+      usage.record(key.id);
+      return { workspaceId: key.workspace_id, credentialId: key.id, kind: "api_key" };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { Db } from "../db/database.ts";
+import type { Language, Workspace } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+
+export const STARTING_CREDITS = 10;
+
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; language?: Language },
+): Promise<Workspace> {
+  return db
+    .insertInto("workspaces")
+    .values({ name: input.name, language: input.language ?? "en", balance: STARTING_CREDITS })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findWorkspace(db: Db, workspaceId: string): Promise<Workspace | undefined> {
+  return db.selectFrom("workspaces").selectAll().where("id", "=", workspaceId).executeTakeFirst();
+}
+
+export async function requireWorkspace(db: Db, workspaceId: string): Promise<Workspace> {
+  const workspace = await findWorkspace(db, workspaceId);
+  if (!workspace) throw new ApiError("not_found", "No such workspace.");
+  return workspace;
+}
+
+export interface WorkspaceSettings {
+  language?: Language;
+  sender_name?: string | null;
+  sender_company?: string | null;
+  offer?: string | null;
+}
+
+export async function updateWorkspaceSettings(
+  db: Db,
+  workspaceId: string,
+  settings: WorkspaceSettings,
+): Promise<Workspace> {
+  if (Object.keys(settings).length === 0) return requireWorkspace(db, workspaceId);
+  const updated = await db
+    .updateTable("workspaces")
+    .set(settings)
+    .where("id", "=", workspaceId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) throw new ApiError("not_found", "No such workspace.");
+  return updated;
+}

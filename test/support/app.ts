@@ -1,0 +1,86 @@
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { buildApp } from "../../api/app.ts";
+import { createServices, type ServiceOverrides, type Services } from "../../api/services.ts";
+import { type Config, loadConfig } from "../../shared/config.ts";
+import { createLogger } from "../../shared/logger.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  database: TestDatabase;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The real app on a database of its own, driven with `inject` (Fastify's own HTTP simulation). */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  overrides: Omit<ServiceOverrides, "db"> = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
+  const logger = createLogger("silent", "test");
+  const services = await createServices(config, logger, { ...overrides, db: database.db });
+  const app = await buildApp({ services });
+  await app.ready();
+  return {
+    app,
+    services,
+    database,
+    config,
+    async close() {
+      await app.close();
+      await services.close();
+      await database.close();
+    },
+  };
+}
+
+export interface TestWorkspace {
+  workspaceId: string;
+  memberId: string;
+  keyId: string;
+  key: string;
+  auth: { authorization: string };
+}
+
+export async function adminRequest(
+  app: FastifyInstance,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  url: string,
+  payload?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+/** A workspace with one member and one API key, created through the admin API. */
+export async function createWorkspace(
+  app: FastifyInstance,
+  input: { name?: string; language?: "en" | "fr" } = {},
+): Promise<TestWorkspace> {
+  const workspace = await adminRequest(app, "POST", "/admin/workspaces", {
+    name: input.name ?? "Test agency",
+    ...input,
+  });
+  if (workspace.statusCode !== 201) throw new Error(`workspace: ${workspace.statusCode} ${workspace.body}`);
+  const workspaceId = workspace.json().id as string;
+  const member = await adminRequest(app, "POST", `/admin/workspaces/${workspaceId}/members`, {
+    email: `owner-${workspaceId.slice(0, 8)}@agency.test`,
+  });
+  const memberId = member.json().id as string;
+  const key = await adminRequest(app, "POST", `/admin/workspaces/${workspaceId}/api-keys`, {
+    name: "server",
+    created_by: memberId,
+  });
+  if (key.statusCode !== 201) throw new Error(`key: ${key.statusCode} ${key.body}`);
+  const { id: keyId, key: plaintext } = key.json() as { id: string; key: string };
+  return { workspaceId, memberId, keyId, key: plaintext, auth: { authorization: `Bearer ${plaintext}` } };
+}
