@@ -1,9 +1,13 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { SiteAuditor } from "../shared/audit/auditor.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
 import { createDatabase, type Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
+import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
+import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
+import type { PlacesProvider } from "../shared/places/types.ts";
 import { createRateLimiter, type RateLimiter } from "../shared/rate-limits.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
 
@@ -15,11 +19,15 @@ export interface Services {
   keyUsage: KeyUsageRecorder;
   bearerVerifiers: BearerVerifier[];
   rateLimiter: RateLimiter;
+  places: PlacesProvider | undefined;
+  auditor: SiteAuditor | undefined;
   close(): Promise<void>;
 }
 
 export interface ServiceOverrides {
   db?: Db;
+  places?: PlacesProvider;
+  auditor?: SiteAuditor;
   rateLimitKeyPrefix?: string;
 }
 
@@ -52,8 +60,18 @@ export async function createServices(
     keyPrefix: overrides.rateLimitKeyPrefix,
   });
 
+  const places =
+    overrides.places ??
+    (config.places.kind === "fixture"
+      ? createFixturePlacesProvider({ file: config.places.file })
+      : config.places.kind === "google"
+        ? createGooglePlacesProvider({ apiKey: config.places.apiKey, baseUrl: config.places.baseUrl, logger })
+        : undefined);
+
   return {
     config,
+    places,
+    auditor: overrides.auditor,
     db,
     redis,
     keyUsage,

@@ -35,6 +35,8 @@ export async function debitBalance(
   trx: Transaction<Database>,
   workspaceId: string,
   credits: number,
+  describeShortfall: (balance: number) => string = (balance) =>
+    `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance is ${balance}.`,
 ): Promise<number> {
   const row = await trx
     .updateTable("workspaces")
@@ -44,10 +46,12 @@ export async function debitBalance(
     .returning("balance")
     .executeTakeFirst();
   if (!row) {
-    throw new ApiError(
-      "insufficient_credits",
-      `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance cannot cover ${credits === 1 ? "it" : "them"}.`,
-    );
+    const { balance } = await trx
+      .selectFrom("workspaces")
+      .select("balance")
+      .where("id", "=", workspaceId)
+      .executeTakeFirstOrThrow();
+    throw new ApiError("insufficient_credits", describeShortfall(balance));
   }
   return row.balance;
 }
@@ -70,7 +74,15 @@ export async function chargeNewPlaces(
     .onConflict((oc) => oc.columns(["workspace_id", "place_id"]).doNothing())
     .returning("place_id")
     .execute();
-  if (charged.length > 0) await debitBalance(trx, workspaceId, charged.length);
+  if (charged.length > 0) {
+    await debitBalance(
+      trx,
+      workspaceId,
+      charged.length,
+      (balance) =>
+        `The search found ${charged.length} new place${charged.length === 1 ? "" : "s"} and the balance is ${balance}. Nothing was saved or charged; buy credits or lower max_results.`,
+    );
+  }
   return charged.map((row) => row.place_id);
 }
 

@@ -1,0 +1,13 @@
+import type { AuditTarget } from "./audit-site.ts";
+import type { SiteAudit } from "./types.ts";
+
+/**
+ * Audits homepages for the search scan. Implementations dedupe by place (concurrent searches
+ * share one audit), store every finished audit in the cache, and keep running after the
+ * caller stopped waiting.
+ */
+export interface SiteAuditor {
+  /** The audit, or null when `deadline` (epoch ms) passes first; the audit itself goes on. */
+  audit(target: AuditTarget, deadline: number): Promise<SiteAudit | null>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,116 @@
+import type { SiteAuditor } from "../audit/auditor.ts";
+import { readAudits, readFreshAudits } from "../audit/cache.ts";
+import type { Db } from "../db/database.ts";
+import type { OutreachStatus } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+import type { PlacesProvider } from "../places/types.ts";
+import { requireWorkspace } from "../workspaces/workspaces.ts";
+import { chargeAndSaveLeads } from "./save.ts";
+import { scanCandidates } from "./scan.ts";
+import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
+
+export interface SearchResultLead {
+  id: string;
+  place_id: string;
+  name: string;
+  category: string;
+  address: string | null;
+  website: string | null;
+  email: string | null;
+  outreach_status: OutreachStatus;
+  added_at: Date;
+  has_website: boolean;
+  is_mobile_friendly: boolean | null;
+  is_outdated: boolean | null;
+}
+
+export interface SearchOutcome {
+  results: SearchResultLead[];
+  credits_spent: number;
+  truncated: boolean;
+  /** For metrics and logs. */
+  live: { checked: number; unanswered: number } | null;
+}
+
+export interface SearchDeps {
+  db: Db;
+  places: PlacesProvider | undefined;
+  auditor: SiteAuditor | undefined;
+  checkBudgetMs: number;
+  logger: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
+}
+
+/** POST /v1/searches: scan, then charge only new places and save them, in that order. */
+export async function searchLeads(
+  deps: SearchDeps,
+  workspaceId: string,
+  request: SearchRequest,
+  signal?: AbortSignal,
+): Promise<SearchOutcome> {
+  const workspace = await requireWorkspace(deps.db, workspaceId);
+  if (workspace.free_trial && request.queries.length > MAX_FREE_TRIAL_QUERIES) {
+    throw new ApiError(
+      "invalid_request",
+      `body.queries: a free-trial workspace may send at most ${MAX_FREE_TRIAL_QUERIES} queries per search; buying credits lifts this.`,
+    );
+  }
+  if (!deps.places) {
+    throw new ApiError("internal_error", "Search is not available on this server. Nothing was charged.", {
+      cause: new Error("no places provider configured (GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE)"),
+    });
+  }
+
+  const started = Date.now();
+  const scan = await scanCandidates(request, {
+    places: deps.places,
+    auditor: deps.auditor,
+    readFreshAudits: (sites) => readFreshAudits(deps.db, sites, new Date()),
+    checkDeadline: started + deps.checkBudgetMs,
+    logger: deps.logger,
+    signal,
+  });
+
+  const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches);
+  const audits = await readAudits(
+    deps.db,
+    scan.matches.filter((m) => m.candidate.website !== null).map((m) => m.candidate.placeId),
+  );
+
+  const results = scan.matches.map(({ candidate, category }): SearchResultLead => {
+    const lead = leads.get(candidate.placeId);
+    if (!lead) throw new Error(`lead for ${candidate.placeId} was not saved`);
+    const audit = audits.get(candidate.placeId);
+    const signals =
+      candidate.website !== null && audit?.outcome === "ok" && audit.url === candidate.website
+        ? audit.signals
+        : null;
+    return {
+      id: lead.id,
+      place_id: candidate.placeId,
+      name: candidate.name,
+      category,
+      address: candidate.address,
+      website: candidate.website,
+      email: lead.email,
+      outreach_status: lead.outreach_status,
+      added_at: lead.added_at,
+      has_website: candidate.website !== null,
+      is_mobile_friendly: signals?.not_mobile_friendly == null ? null : !signals.not_mobile_friendly,
+      is_outdated: signals?.outdated_website ?? null,
+    };
+  });
+
+  return {
+    results,
+    credits_spent: creditsSpent,
+    truncated: scan.truncated,
+    live:
+      requestedLiveFilters(request.filters).length > 0
+        ? { checked: scan.liveChecked, unanswered: scan.liveUnanswered }
+        : null,
+  };
+}
