@@ -1,0 +1,556 @@
+import { Resolver } from "node:dns/promises";
+import { isIP } from "node:net";
+import { pipeline, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { Agent, type Dispatcher } from "undici";
+import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
+
+/**
+ * Fetches one business homepage for the audit, safely: the URL comes from a places provider
+ * and so from whoever edited the business listing.
+ *
+ * - http and https only; redirects are followed here, each hop checked like the first.
+ * - Every hostname is resolved here and each of its addresses checked against the address
+ *   policy; the socket then connects to one of those very addresses (the request goes to the IP,
+ *   with the Host header and TLS server name of the hostname), so a second DNS answer can never
+ *   redirect the connection (no DNS rebinding).
+ * - One deadline for the whole fetch, every hop included; the body is read up to `maxBytes`
+ *   and dropped beyond; only HTML is accepted.
+ *
+ * Problems with the site or the network come back as a `FetchFailure`, never as an exception.
+ */
+
+export interface FetchHomepageOptions {
+  /** Lets loopback, private, link-local and CGNAT addresses through: tests and demos only. */
+  allowPrivateNetworks: boolean;
+  /** Sent on every request: names the bot and where to read about it. */
+  userAgent: string;
+  /** Deadline of the whole fetch, all hops. Default 10 000. */
+  timeoutMs?: number;
+  /** Largest body accepted, after decompression. Default 2 MiB. */
+  maxBytes?: number;
+  /** Redirects followed before giving up. Default 5. */
+  maxRedirects?: number;
+  /** Resolves a hostname to its addresses. Default: c-ares (not libuv's thread pool) with a small cache. */
+  resolve?: (hostname: string) => Promise<string[]>;
+  /**
+   * Exact addresses allowed in spite of the policy. For tests, where a local server stands in
+   * for a public site while the policy stays in force for every other address.
+   */
+  trustedAddresses?: readonly string[];
+}
+
+export interface FetchedPage {
+  ok: true;
+  /** URL of the page after redirects. */
+  finalUrl: string;
+  status: number;
+  /** The Content-Type header as sent (charset included), null when absent. */
+  contentType: string | null;
+  /** The body, decompressed but not decoded; a standalone buffer (safe to transfer to a worker). */
+  body: Uint8Array;
+}
+
+export type FetchFailureCode =
+  | "invalid_url"
+  | "unsupported_scheme"
+  | "blocked_address"
+  | "blocked_port"
+  | "dns_failed"
+  | "too_many_redirects"
+  | "bad_redirect"
+  | "timeout"
+  | "too_large"
+  | "not_html"
+  | "unsupported_encoding"
+  | "invalid_response"
+  | "tls_failed"
+  | "connection_failed"
+  | `http_${number}`;
+
+export interface FetchFailure {
+  ok: false;
+  failure: FetchFailureCode;
+  detail?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 5;
+
+type Limits = { timeoutMs: number; maxBytes: number; maxRedirects: number };
+
+export async function fetchHomepage(
+  url: string,
+  options: FetchHomepageOptions,
+): Promise<FetchedPage | FetchFailure> {
+  const limits = limitsOf(options);
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    return failure("invalid_url", url);
+  }
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), limits.timeoutMs);
+  try {
+    for (let redirectsFollowed = 0; ; redirectsFollowed++) {
+      const hop = await fetchOnce(current, options, limits, deadline.signal);
+      if (hop.kind === "failure") return hop.failure;
+      if (hop.kind === "page") return hop.page;
+
+      if (redirectsFollowed >= limits.maxRedirects) {
+        return failure("too_many_redirects", `more than ${limits.maxRedirects} redirects`);
+      }
+      try {
+        current = new URL(hop.location, current);
+      } catch {
+        return failure("bad_redirect", `unparsable Location: ${hop.location}`);
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    // Stops whatever this fetch left running: bodies of redirects still being drained.
+    deadline.abort();
+  }
+}
+
+/** Closes the pooled connections (on shutdown). Later fetches open new ones. */
+export async function closeHomepageAgents(): Promise<void> {
+  const agents = [...agentsByLimits.values()];
+  agentsByLimits.clear();
+  await Promise.all(agents.map((agent) => agent.close()));
+}
+
+type HopResult =
+  | { kind: "page"; page: FetchedPage }
+  | { kind: "redirect"; location: string }
+  | { kind: "failure"; failure: FetchFailure };
+
+const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+async function fetchOnce(
+  url: URL,
+  options: FetchHomepageOptions,
+  limits: Limits,
+  signal: AbortSignal,
+): Promise<HopResult> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { kind: "failure", failure: failure("unsupported_scheme", url.protocol) };
+  }
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  if (blockedPorts.has(port)) return { kind: "failure", failure: failure("blocked_port", String(port)) };
+
+  const addresses = await resolveAndCheck(url.hostname, options, signal);
+  if ("failure" in addresses) return { kind: "failure", failure: addresses.failure };
+
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await requestFromFirstReachable(url, port, addresses.list, options, limits, signal);
+  } catch (error) {
+    return { kind: "failure", failure: failureFromError(error, signal) };
+  }
+  const { statusCode, headers, body } = response;
+
+  if (redirectStatuses.has(statusCode)) {
+    discard(body, signal);
+    const location = headerValue(headers.location);
+    if (location === null) {
+      return { kind: "failure", failure: failure("bad_redirect", "redirect without Location") };
+    }
+    return { kind: "redirect", location };
+  }
+  if (statusCode < 200 || statusCode >= 300) {
+    discard(body, signal);
+    return { kind: "failure", failure: failure(`http_${statusCode}`) };
+  }
+
+  const contentType = headerValue(headers["content-type"]);
+  if (!isHtml(contentType)) {
+    body.destroy();
+    return { kind: "failure", failure: failure("not_html", contentType ?? undefined) };
+  }
+
+  // undici's maxResponseSize only counts bytes as they arrive: refuse a declared oversize at once.
+  const declaredLength = Number(headerValue(headers["content-length"]) ?? Number.NaN);
+  if (declaredLength > limits.maxBytes) {
+    body.destroy();
+    return { kind: "failure", failure: failure("too_large", `Content-Length ${declaredLength}`) };
+  }
+
+  const decoded = decompressed(body, headerValue(headers["content-encoding"]));
+  if (decoded === null) {
+    body.destroy();
+    return {
+      kind: "failure",
+      failure: failure("unsupported_encoding", headerValue(headers["content-encoding"]) ?? ""),
+    };
+  }
+
+  try {
+    const bytes = await readAtMost(decoded, limits.maxBytes);
+    if (bytes === null) {
+      return { kind: "failure", failure: failure("too_large", `over ${limits.maxBytes} bytes`) };
+    }
+    return {
+      kind: "page",
+      page: { ok: true, finalUrl: url.href, status: statusCode, contentType, body: bytes },
+    };
+  } catch (error) {
+    return { kind: "failure", failure: failureFromError(error, signal) };
+  } finally {
+    decoded.destroy();
+    body.destroy();
+  }
+}
+
+type CheckedAddresses = { list: string[] } | { failure: FetchFailure };
+
+/**
+ * Resolves the URL's host and checks every address: a hostname with any refused address is
+ * refused as a whole (one private answer among public ones is a rebinding attempt, not a site).
+ */
+async function resolveAndCheck(
+  urlHostname: string,
+  options: FetchHomepageOptions,
+  signal: AbortSignal,
+): Promise<CheckedAddresses> {
+  const hostname = urlHostname.startsWith("[") ? urlHostname.slice(1, -1) : urlHostname;
+
+  let addresses: string[];
+  if (isIP(hostname) !== 0) {
+    addresses = [hostname];
+  } else if (hostname === "localhost" || hostname.endsWith(".localhost")) {
+    // RFC 6761: always the loopback interface, whatever a DNS server says.
+    addresses = ["127.0.0.1", "::1"];
+  } else {
+    try {
+      const resolve = options.resolve ?? defaultResolve();
+      addresses = await untilAborted(resolve(hostname), signal);
+    } catch (error) {
+      if (signal.aborted) return { failure: failure("timeout", `resolving ${hostname}`) };
+      return { failure: failure("dns_failed", `${hostname}: ${errorCode(error) ?? describe(error)}`) };
+    }
+    if (addresses.length === 0) return { failure: failure("dns_failed", `${hostname}: no address`) };
+  }
+
+  for (const address of addresses) {
+    const trusted = options.trustedAddresses?.includes(address) ?? false;
+    if (!trusted && !isAllowedAddress(address, options)) {
+      return {
+        failure: failure("blocked_address", `${hostname} -> ${address} (${classifyAddress(address)})`),
+      };
+    }
+  }
+  return { list: addresses };
+}
+
+/** Codes of errors raised while connecting, before any byte of the request was sent. */
+const connectErrorCodes: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "EAFNOSUPPORT",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * Sends the request to the checked addresses in turn (a site whose IPv6 address is unreachable
+ * from here still answers on IPv4), moving on only when the connection itself failed.
+ */
+async function requestFromFirstReachable(
+  url: URL,
+  port: number,
+  addresses: string[],
+  options: FetchHomepageOptions,
+  limits: Limits,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  const agent = agentFor(limits);
+  let lastError: unknown;
+  for (const address of addresses) {
+    const host = isIP(address) === 6 ? `[${address}]` : address;
+    try {
+      return await agent.request({
+        origin: `${url.protocol}//${host}:${port}`,
+        path: `${url.pathname}${url.search}`,
+        method: "GET",
+        headers: {
+          // Also makes undici use the hostname for TLS SNI and certificate checks.
+          host: url.host,
+          "user-agent": options.userAgent,
+          accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+          "accept-encoding": "gzip, deflate, br",
+        },
+        signal,
+      });
+    } catch (error) {
+      lastError = error;
+      const code = errorCode(error);
+      if (signal.aborted || code === undefined || !connectErrorCodes.has(code)) throw error;
+    }
+  }
+  throw lastError;
+}
+
+/**
+ * One agent per set of limits, kept for the life of the process: in practice one, since a
+ * process audits with one configuration. Connections are pooled per IP and port.
+ */
+const agentsByLimits = new Map<string, Agent>();
+
+function agentFor(limits: Limits): Agent {
+  const key = `${limits.timeoutMs}:${limits.maxBytes}`;
+  let agent = agentsByLimits.get(key);
+  if (agent === undefined) {
+    agent = new Agent({
+      // Per origin, that is per IP and port: hosting platforms serve many businesses from one IP,
+      // so several audits may be fetching from the same origin at once.
+      connections: 16,
+      pipelining: 1,
+      // How many sites are fetched at once is bounded by the audit queue's concurrency, not here:
+      // a cap on origins would fail audits under load instead of slowing them.
+      maxOrigins: Number.POSITIVE_INFINITY,
+      connect: { timeout: Math.min(limits.timeoutMs, 5_000) },
+      headersTimeout: limits.timeoutMs,
+      bodyTimeout: limits.timeoutMs,
+      keepAliveTimeout: 4_000,
+      keepAliveMaxTimeout: 10_000,
+      maxHeaderSize: 64 * 1024,
+      // A backstop on raw bytes; the decompressed size is capped while reading.
+      maxResponseSize: limits.maxBytes,
+      maxRequestsPerClient: 100,
+      allowH2: false,
+      // Requests go to IP literals already chosen and checked.
+      autoSelectFamily: false,
+    });
+    agentsByLimits.set(key, agent);
+  }
+  return agent;
+}
+
+function decompressed(body: Readable, contentEncoding: string | null): Readable | null {
+  const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
+  const decoder =
+    encoding === "identity" || encoding === ""
+      ? null
+      : encoding === "gzip" || encoding === "x-gzip"
+        ? createGunzip()
+        : encoding === "deflate"
+          ? createInflate()
+          : encoding === "br"
+            ? createBrotliDecompress()
+            : undefined;
+  if (decoder === undefined) return null;
+  if (decoder === null) return body;
+  // Errors of either stream reach the reader through the decoder, which pipeline destroys.
+  pipeline(body, decoder, () => {});
+  return decoder;
+}
+
+/** Reads the stream into one standalone buffer; null as soon as it exceeds maxBytes. */
+async function readAtMost(stream: Readable, maxBytes: number): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Drains a small body in the background so the connection can be reused; a body over the limit
+ * is dropped, and a slow one is cut when the fetch ends (its signal is aborted then).
+ */
+function discard(body: Dispatcher.ResponseData["body"], signal: AbortSignal): void {
+  body.dump({ limit: 64 * 1024, signal }).catch(() => {});
+}
+
+function isHtml(contentType: string | null): boolean {
+  if (contentType === null) return true;
+  const mediaType = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  return mediaType === "" || mediaType === "text/html" || mediaType === "application/xhtml+xml";
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
+function failureFromError(error: unknown, signal: AbortSignal): FetchFailure {
+  if (signal.aborted) return failure("timeout");
+  const code = errorCode(error);
+  const detail = code ?? describe(error);
+  if (code === undefined) return failure("connection_failed", detail);
+  if (
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
+    return failure("timeout", detail);
+  }
+  if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") return failure("too_large", detail);
+  if (code === "UND_ERR_HEADERS_OVERFLOW" || code.startsWith("HPE_") || code.startsWith("Z_")) {
+    return failure("invalid_response", detail);
+  }
+  if (code.startsWith("ERR__ERROR_")) return failure("invalid_response", detail);
+  if (
+    code.startsWith("ERR_TLS_") ||
+    code.startsWith("ERR_SSL_") ||
+    code === "EPROTO" ||
+    /CERT|SELF_SIGNED|UNABLE_TO_/.test(code)
+  ) {
+    return failure("tls_failed", detail);
+  }
+  return failure("connection_failed", detail);
+}
+
+function failure(code: FetchFailureCode, detail?: string): FetchFailure {
+  return detail === undefined ? { ok: false, failure: code } : { ok: false, failure: code, detail };
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
+    return error.code;
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function limitsOf(options: FetchHomepageOptions): Limits {
+  const nonNegativeInteger = (value: number | undefined, fallback: number, name: string) => {
+    const chosen = value ?? fallback;
+    if (!Number.isInteger(chosen) || chosen < 0)
+      throw new RangeError(`${name} must be a non-negative integer`);
+    return chosen;
+  };
+  return {
+    timeoutMs: nonNegativeInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs"),
+    maxBytes: nonNegativeInteger(options.maxBytes, DEFAULT_MAX_BYTES, "maxBytes"),
+    maxRedirects: nonNegativeInteger(options.maxRedirects, DEFAULT_MAX_REDIRECTS, "maxRedirects"),
+  };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Ports browsers refuse to fetch from (the Fetch standard's "bad ports"): talking HTTP to a mail
+ * or database server is a way to attack it.
+ */
+const blockedPorts: ReadonlySet<number> = new Set([
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,
+  109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515,
+  526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+// --- DNS -------------------------------------------------------------------------------------
+
+/** The part of a c-ares `dns.promises.Resolver` the cache uses. */
+export interface AddressQueries {
+  resolve4(hostname: string, options: { ttl: true }): Promise<Array<{ address: string; ttl: number }>>;
+  resolve6(hostname: string, options: { ttl: true }): Promise<Array<{ address: string; ttl: number }>>;
+}
+
+export interface CachingResolverOptions {
+  queries: AddressQueries;
+  /** Upper bound of how long an answer is kept, whatever its TTL. */
+  maxTtlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+/**
+ * Resolves A and AAAA records through the given queries, keeps answers for their TTL (at most
+ * maxTtlMs) and shares one lookup between concurrent callers. A hostname with an answer for
+ * either family resolves; it fails only when both fail.
+ */
+export function createCachingResolver(
+  options: CachingResolverOptions,
+): (hostname: string) => Promise<string[]> {
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { addresses: string[]; expiresAt: number }>();
+  const inFlight = new Map<string, Promise<string[]>>();
+
+  async function lookup(hostname: string): Promise<string[]> {
+    const [v4, v6] = await Promise.allSettled([
+      options.queries.resolve4(hostname, { ttl: true }),
+      options.queries.resolve6(hostname, { ttl: true }),
+    ]);
+    const records = [
+      ...(v4.status === "fulfilled" ? v4.value : []),
+      ...(v6.status === "fulfilled" ? v6.value : []),
+    ];
+    if (records.length === 0) {
+      const rejected = [v4, v6].find(
+        (result) => result.status === "rejected" && errorCode(result.reason) !== "ENODATA",
+      );
+      if (rejected?.status === "rejected") throw rejected.reason;
+      return [];
+    }
+    const ttlMs = Math.min(options.maxTtlMs, ...records.map((record) => record.ttl * 1000));
+    const addresses = records.map((record) => record.address);
+    if (ttlMs > 0) {
+      if (cache.size >= options.maxEntries) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+      cache.set(hostname, { addresses, expiresAt: now() + ttlMs });
+    }
+    return addresses;
+  }
+
+  return (hostname: string) => {
+    const key = hostname.toLowerCase();
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      if (cached.expiresAt > now()) return Promise.resolve([...cached.addresses]);
+      cache.delete(key);
+    }
+    const pending = inFlight.get(key);
+    if (pending !== undefined) return pending.then((addresses) => [...addresses]);
+    const started = lookup(key).finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started.then((addresses) => [...addresses]);
+  };
+}
+
+let sharedResolve: ((hostname: string) => Promise<string[]>) | undefined;
+
+function defaultResolve(): (hostname: string) => Promise<string[]> {
+  sharedResolve ??= createCachingResolver({
+    queries: new Resolver({ timeout: 2_500, tries: 2 }),
+    maxTtlMs: 60_000,
+    maxEntries: 1_000,
+  });
+  return sharedResolve;
+}
