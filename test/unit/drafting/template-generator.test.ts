@@ -1,0 +1,221 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { FactKey, VerifiedFact } from "../../../shared/drafting/facts.ts";
+import type { Draft, DraftLocale, DraftRequest, DraftSender } from "../../../shared/drafting/generator.ts";
+import { createTemplateGenerator, renderTemplateDraft } from "../../../shared/drafting/template-generator.ts";
+import { isApiError } from "../../../shared/errors.ts";
+
+const BUSINESS = { name: "Maple Leaf Plumbing", category: "Plumber", city: "Ottawa" };
+
+/** One workspace's sender; its offer is written in the workspace's language, as a user would. */
+const SENDER: Record<DraftLocale, DraftSender> = {
+  en: {
+    name: "Claire Dubois",
+    company: "Pixel & Pine Studio",
+    offer: "Websites for local trades, live in two weeks",
+  },
+  fr: {
+    name: "Claire Dubois",
+    company: "Pixel & Pine Studio",
+    offer: "Des sites web pour les artisans locaux, en ligne en deux semaines",
+  },
+};
+const UNSET_SENDER: DraftSender = { name: null, company: null, offer: null };
+
+const FACT_EXAMPLES: Record<FactKey, VerifiedFact> = {
+  no_website: { key: "no_website", details: {} },
+  no_mobile_viewport: { key: "no_mobile_viewport", details: {} },
+  stale_copyright: { key: "stale_copyright", details: { copyright_year: 2016 } },
+  legacy_site_tech: { key: "legacy_site_tech", details: { jquery_version: "1.8.2" } },
+  no_french_version: { key: "no_french_version", details: {} },
+  low_review_count: { key: "low_review_count", details: { review_count: 4 } },
+  not_mobile_friendly: { key: "not_mobile_friendly", details: { viewport_width: 960 } },
+  outdated_website: { key: "outdated_website", details: {} },
+};
+
+interface GoldenCase {
+  file: string;
+  facts: VerifiedFact[];
+  sender?: "set" | "unset";
+  city?: string | null;
+}
+
+const GOLDEN_CASES: GoldenCase[] = [
+  ...Object.values(FACT_EXAMPLES).map((fact) => ({ file: fact.key, facts: [fact] })),
+  { file: "two-facts", facts: [FACT_EXAMPLES.no_mobile_viewport, FACT_EXAMPLES.stale_copyright] },
+  // Unset sender, and a place with no known city.
+  {
+    file: "unset-sender",
+    facts: [FACT_EXAMPLES.no_website, FACT_EXAMPLES.low_review_count],
+    sender: "unset",
+    city: null,
+  },
+];
+
+function request(
+  locale: DraftLocale,
+  facts: VerifiedFact[],
+  options: Partial<GoldenCase> = {},
+): DraftRequest {
+  return {
+    locale,
+    business: { ...BUSINESS, city: options.city === undefined ? BUSINESS.city : options.city },
+    facts,
+    sender: options.sender === "unset" ? UNSET_SENDER : SENDER[locale],
+  };
+}
+
+const asEmailFile = (draft: Draft): string => `${draft.subject}\n\n${draft.body}\n`;
+
+const readGolden = (file: string, locale: DraftLocale): string =>
+  readFileSync(new URL(`./golden/${file}.${locale}.txt`, import.meta.url), "utf8");
+
+describe("template drafter: golden emails", () => {
+  for (const goldenCase of GOLDEN_CASES) {
+    for (const locale of ["en", "fr"] as const) {
+      it(`${goldenCase.file} (${locale}) matches golden/${goldenCase.file}.${locale}.txt`, async () => {
+        const draft = await createTemplateGenerator().generate(request(locale, goldenCase.facts, goldenCase));
+        expect(asEmailFile(draft)).toBe(readGolden(goldenCase.file, locale));
+        expect(draft.facts_used).toEqual(goldenCase.facts.map((fact) => fact.key));
+      });
+    }
+  }
+
+  it("covers each of the spec's eight facts in both languages", () => {
+    const singleFactFiles = GOLDEN_CASES.filter((goldenCase) => goldenCase.facts.length === 1).map(
+      (c) => c.file,
+    );
+    expect(singleFactFiles.sort()).toEqual(Object.keys(FACT_EXAMPLES).sort());
+  });
+});
+
+describe("template drafter", () => {
+  it("names the generator", () => {
+    expect(createTemplateGenerator().name).toBe("template");
+  });
+
+  it("is deterministic and does not depend on the order facts are given in", () => {
+    const facts = [FACT_EXAMPLES.stale_copyright, FACT_EXAMPLES.no_mobile_viewport];
+    const first = renderTemplateDraft(request("fr", facts));
+    expect(renderTemplateDraft(request("fr", facts))).toEqual(first);
+    expect(renderTemplateDraft(request("fr", [...facts].reverse()))).toEqual(first);
+    expect(first.facts_used).toEqual(["no_mobile_viewport", "stale_copyright"]);
+  });
+
+  it("uses at most two facts even when given more", () => {
+    const draft = renderTemplateDraft(
+      request("en", [
+        FACT_EXAMPLES.low_review_count,
+        FACT_EXAMPLES.stale_copyright,
+        FACT_EXAMPLES.no_french_version,
+      ]),
+    );
+    expect(draft.facts_used).toEqual(["stale_copyright", "no_french_version"]);
+    expect(draft.body).not.toContain("review");
+  });
+
+  it("states only the facts it lists", () => {
+    // Words that only the sentence of one fact uses: another fact's email must not contain them.
+    const telltales: Record<FactKey, RegExp> = {
+      no_website: /couldn't find a website/,
+      no_mobile_viewport: /viewport tag/,
+      stale_copyright: /copyright/i,
+      legacy_site_tech: /jQuery/,
+      no_french_version: /French/,
+      low_review_count: /reviews?\b/,
+      not_mobile_friendly: /fixed width/,
+      outdated_website: /dated/,
+    };
+    for (const fact of Object.values(FACT_EXAMPLES)) {
+      const body = renderTemplateDraft(request("en", [fact])).body;
+      for (const [key, telltale] of Object.entries(telltales)) {
+        if (key === fact.key) expect(body).toMatch(telltale);
+        else expect(body, `${fact.key} email mentions ${key}`).not.toMatch(telltale);
+      }
+    }
+  });
+
+  it("has one ask, names the business, and writes French with accents and vous", () => {
+    for (const fact of Object.values(FACT_EXAMPLES)) {
+      const en = renderTemplateDraft(request("en", [fact]));
+      const fr = renderTemplateDraft(request("fr", [fact]));
+      expect(`${en.subject}\n${en.body}`).toContain("Maple Leaf Plumbing");
+      expect(`${fr.subject}\n${fr.body}`).toContain("Maple Leaf Plumbing");
+      expect(en.body.match(/\?/g)).toHaveLength(1);
+      expect(fr.body.match(/\?/g)).toHaveLength(1);
+      expect(en.body).toContain("15-minute call");
+      expect(fr.body).toContain("15 minutes");
+      expect(fr.body).toMatch(/[éèàêç]/);
+      expect(fr.body).toMatch(/\b(vous|votre|vos)\b/);
+      expect(fr.body).not.toMatch(/\b(tu|ton|ta|tes)\b/);
+      // French typography: a no-break space before "?" and ":", never a plain one.
+      expect(fr.body).not.toMatch(/ [?:!;]/);
+    }
+  });
+
+  it("puts placeholders where the sender is unset and omits an unset offer", () => {
+    const en = renderTemplateDraft({ ...request("en", [FACT_EXAMPLES.no_website]), sender: UNSET_SENDER });
+    expect(en.body.endsWith("Best regards,\n[Your name]\n[Your company]")).toBe(true);
+    const fr = renderTemplateDraft({
+      ...request("fr", [FACT_EXAMPLES.no_website]),
+      sender: { name: "Claire Dubois", company: "   ", offer: "" },
+    });
+    expect(fr.body.endsWith("Bien cordialement,\nClaire Dubois\n[Votre entreprise]")).toBe(true);
+  });
+
+  it("keeps sender values and the business name on one line", () => {
+    const draft = renderTemplateDraft({
+      locale: "en",
+      business: { name: "Maple Leaf\nPlumbing", category: "Plumber", city: null },
+      facts: [FACT_EXAMPLES.no_website],
+      sender: { name: "Claire\n\nDubois", company: "Pixel & Pine", offer: null },
+    });
+    expect(draft.subject).toBe("A website for Maple Leaf Plumbing");
+    expect(draft.body).toContain("\nClaire Dubois\nPixel & Pine");
+  });
+
+  it("words each kind of legacy technology and review count", () => {
+    const legacy = (details: VerifiedFact["details"], locale: DraftLocale = "en") =>
+      renderTemplateDraft(request(locale, [{ key: "legacy_site_tech", details }])).body;
+    expect(legacy({ flash: "yes" })).toContain("Parts of your site still rely on Flash");
+    expect(legacy({ table_layout: "yes" })).toContain("built with HTML tables");
+    expect(legacy({ obsolete_tags: "font,center,marquee" })).toContain("such as <font> and <center>,");
+    expect(legacy({ obsolete_tags: "font" })).toContain("an obsolete HTML tag, <font>,");
+    expect(legacy({})).toContain("older web technology");
+    expect(legacy({ flash: "yes" }, "fr")).toContain("Une partie de votre site repose encore sur Flash");
+    expect(legacy({ obsolete_tags: "font,center" }, "fr")).toContain("comme <font> et <center>,");
+
+    const reviews = (review_count: number, locale: DraftLocale = "en") =>
+      renderTemplateDraft(request(locale, [{ key: "low_review_count", details: { review_count } }])).body;
+    expect(reviews(0)).toContain("doesn't have any online reviews yet");
+    expect(reviews(1)).toContain("only 1 online review so far");
+    expect(reviews(0, "fr")).toContain("n'a pas encore d'avis en ligne");
+    expect(reviews(1, "fr")).toContain("ne compte pour l'instant qu'un seul avis en ligne");
+
+    const copyright = renderTemplateDraft(request("en", [{ key: "stale_copyright", details: {} }]));
+    expect(copyright.subject).toBe("The copyright date on Maple Leaf Plumbing's website");
+    expect(copyright.body).toContain("a few years out of date");
+  });
+
+  it("elides French 'que' before a vowel and forms English possessives of names ending in s", () => {
+    const fr = renderTemplateDraft(
+      request("fr", [
+        FACT_EXAMPLES.no_mobile_viewport,
+        { key: "legacy_site_tech", details: { flash: "yes" } },
+      ]),
+    );
+    expect(fr.body).toContain("J'ai aussi remarqué qu'une partie de votre site");
+    const en = renderTemplateDraft({
+      ...request("en", [FACT_EXAMPLES.outdated_website]),
+      business: { name: "Smith Brothers", category: "Plumber", city: "Ottawa" },
+    });
+    expect(en.subject).toBe("A fresh look for Smith Brothers' website");
+  });
+
+  it("refuses to draft without a fact", async () => {
+    const attempt = createTemplateGenerator().generate(request("en", []));
+    await expect(attempt).rejects.toSatisfy(
+      (error: unknown) => isApiError(error) && error.code === "insufficient_audit_data",
+    );
+  });
+});
