@@ -5,6 +5,8 @@ import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
 import { createDatabase, type Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
+import type { DraftGenerator } from "../shared/drafting/generator.ts";
+import { createDraftGenerator } from "../shared/drafting/index.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
@@ -21,6 +23,7 @@ export interface Services {
   rateLimiter: RateLimiter;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor | undefined;
+  draftGenerator: DraftGenerator;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export async function createServices(
     config,
     places,
     auditor: overrides.auditor,
+    draftGenerator: createDraftGenerator({ openai: config.openai, logger }),
     db,
     redis,
     keyUsage,

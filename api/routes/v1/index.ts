@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Services } from "../../services.ts";
 import creditsRoutes from "./credits.ts";
 import leadsRoutes from "./leads.ts";
+import outreachDraftRoutes from "./outreach-drafts.ts";
 import searchesRoutes from "./searches.ts";
 
 /** Every route here is authenticated, then rate limited (check order: auth 401, then 429). */
@@ -10,6 +11,9 @@ const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { se
   app.addHook("onRequest", app.enforceRateLimit);
   await app.register(leadsRoutes, { db: services.db });
   await app.register(creditsRoutes, { db: services.db });
+  await app.register(outreachDraftRoutes, {
+    drafting: { db: services.db, generator: services.draftGenerator },
+  });
   await app.register(searchesRoutes, {
     search: {
       db: services.db,

@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { type DraftOutreachDeps, draftOutreach } from "../../../shared/drafting/draft-outreach.ts";
+import { principalOf } from "../../plugins/authentication.ts";
+import { commonV1Errors, errorResponses, leadIdParams, v1Security } from "../../schemas.ts";
+
+const draftRequestSchema = z
+  .strictObject({
+    locale: z
+      .enum(["en", "fr"], "must be en or fr")
+      .optional()
+      .describe("en or fr; when omitted, the workspace's language"),
+  })
+  // Fastify hands an absent body to validation as null: absent, empty and `{}` all mean "defaults".
+  .nullish()
+  .meta({ id: "OutreachDraftRequest" });
+
+const draftResponseSchema = z
+  .object({
+    subject: z.string(),
+    body: z.string(),
+    facts_used: z
+      .array(z.string())
+      .max(2)
+      .describe(
+        "Keys of the verified facts the draft references, at most two: no_website, no_french_version, low_review_count, stale_copyright, no_mobile_viewport, legacy_site_tech, not_mobile_friendly, outdated_website (an open set: tolerate unknown values)",
+      ),
+  })
+  .meta({ id: "OutreachDraft" });
+
+const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }> = async (
+  app,
+  { drafting },
+) => {
+  app.post(
+    "/leads/:id/outreach-draft",
+    {
+      config: { rateLimitBucket: "read" },
+      schema: {
+        operationId: "createOutreachDraft",
+        summary: "Draft one outreach email for one saved lead",
+        description:
+          "Costs 1 credit, charged only once a draft is produced (nothing on 422 or 502). No idempotency key: retrying after a timeout may draft and charge again.",
+        tags: ["Leads"],
+        security: v1Security,
+        params: leadIdParams,
+        body: draftRequestSchema,
+        response: {
+          200: draftResponseSchema,
+          ...errorResponses([
+            "invalid_request",
+            "insufficient_credits",
+            "lead_not_found",
+            "request_too_large",
+            "insufficient_audit_data",
+            "generation_failed",
+            ...commonV1Errors,
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const draft = await draftOutreach(
+        drafting,
+        principalOf(request).workspaceId,
+        request.params.id,
+        request.body?.locale,
+      );
+      return { subject: draft.subject, body: draft.body, facts_used: draft.facts_used };
+    },
+  );
+};
+
+export default outreachDraftRoutes;

@@ -1,0 +1,114 @@
+import { readAudits } from "../audit/cache.ts";
+import { debitBalance } from "../credits/ledger.ts";
+import type { Db } from "../db/database.ts";
+import type { Language } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+import { explainNoFacts, selectFacts } from "./facts.ts";
+import type { Draft, DraftGenerator } from "./generator.ts";
+
+export interface DraftOutreachDeps {
+  db: Db;
+  generator: DraftGenerator;
+}
+
+export interface DraftOutcome extends Draft {
+  generator: DraftGenerator["name"];
+  locale: Language;
+}
+
+const DRAFT_COST = 1;
+
+/**
+ * POST /v1/leads/{id}/outreach-draft. Grounded only in what is verified (provider data and the
+ * cached audit; a website is never fetched here). The credit is taken after the draft exists, in
+ * the transaction that stores it, so a failed generation or a 422 costs nothing.
+ */
+export async function draftOutreach(
+  deps: DraftOutreachDeps,
+  workspaceId: string,
+  leadId: string,
+  requestedLocale: Language | undefined,
+): Promise<DraftOutcome> {
+  const { db } = deps;
+  const lead = await db
+    .selectFrom("leads")
+    .innerJoin("places", "places.place_id", "leads.place_id")
+    .innerJoin("workspaces", "workspaces.id", "leads.workspace_id")
+    .select([
+      "leads.id",
+      "places.place_id",
+      "places.name",
+      "places.category",
+      "places.website",
+      "places.country",
+      "places.user_rating_count",
+      "workspaces.balance",
+      "workspaces.language",
+      "workspaces.sender_name",
+      "workspaces.sender_company",
+      "workspaces.offer",
+    ])
+    .where("leads.workspace_id", "=", workspaceId)
+    .where("leads.id", "=", leadId)
+    .executeTakeFirst();
+  if (!lead) throw new ApiError("lead_not_found", "No lead with this id in your workspace.");
+  // Fail fast before spending a generation; the debit below re-checks atomically.
+  if (lead.balance < DRAFT_COST) {
+    throw new ApiError(
+      "insufficient_credits",
+      `A draft costs ${DRAFT_COST} credit and the balance is ${lead.balance}.`,
+    );
+  }
+
+  const cached = lead.website ? (await readAudits(db, [lead.place_id])).get(lead.place_id) : undefined;
+  // An audit of a website the place no longer lists says nothing about the business today.
+  const audit = cached && cached.url === lead.website ? cached : null;
+  const factInput = {
+    place: {
+      name: lead.name,
+      website: lead.website,
+      country: lead.country,
+      userRatingCount: lead.user_rating_count,
+    },
+    audit,
+  };
+  const facts = selectFacts(factInput);
+  if (facts.length === 0) throw new ApiError("insufficient_audit_data", explainNoFacts(factInput).message);
+
+  const locale = requestedLocale ?? lead.language;
+  const draft = await deps.generator.generate({
+    locale,
+    business: { name: lead.name, category: lead.category },
+    facts,
+    sender: { name: lead.sender_name, company: lead.sender_company, offer: lead.offer },
+  });
+
+  await db.transaction().execute(async (trx) => {
+    await debitBalance(
+      trx,
+      workspaceId,
+      DRAFT_COST,
+      (balance) => `A draft costs ${DRAFT_COST} credit and the balance is ${balance}. Nothing was charged.`,
+    );
+    await trx
+      .insertInto("drafts")
+      .values({
+        workspace_id: workspaceId,
+        lead_id: lead.id,
+        locale,
+        generator: deps.generator.name,
+        subject: draft.subject,
+        body: draft.body,
+        facts_used: JSON.stringify(draft.facts_used),
+      })
+      .execute();
+    // A lead already marked sent or skipped keeps that state.
+    await trx
+      .updateTable("leads")
+      .set({ outreach_status: "drafted" })
+      .where("id", "=", lead.id)
+      .where("outreach_status", "=", "new")
+      .execute();
+  });
+  return { ...draft, generator: deps.generator.name, locale };
+}
