@@ -1,6 +1,10 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { type AnalysisPool, createAnalysisPool } from "../shared/audit/analysis-pool.ts";
 import type { SiteAuditor } from "../shared/audit/auditor.ts";
+import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
+import { createQueueAuditor } from "../shared/audit/queue.ts";
+import { auditUserAgent, createAuditRunner } from "../shared/audit/run-audit.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
 import { createDatabase, type Db } from "../shared/db/database.ts";
@@ -22,7 +26,7 @@ export interface Services {
   bearerVerifiers: BearerVerifier[];
   rateLimiter: RateLimiter;
   places: PlacesProvider | undefined;
-  auditor: SiteAuditor | undefined;
+  auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
   close(): Promise<void>;
 }
@@ -63,6 +67,8 @@ export async function createServices(
     keyPrefix: overrides.rateLimitKeyPrefix,
   });
 
+  const auditor = overrides.auditor ?? createAuditor(config, db);
+
   const places =
     overrides.places ??
     (config.places.kind === "fixture"
@@ -74,7 +80,7 @@ export async function createServices(
   return {
     config,
     places,
-    auditor: overrides.auditor,
+    auditor,
     draftGenerator: createDraftGenerator({ openai: config.openai, logger }),
     db,
     redis,
@@ -86,8 +92,45 @@ export async function createServices(
       await keyUsage
         .flush()
         .catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
+      await auditor.close();
       redis?.disconnect();
       if (!overrides.db) await db.destroy();
+    },
+  };
+}
+
+/** With Redis, audits go to the BullMQ workers; without, the same audit code runs in this process. */
+function createAuditor(config: Config, db: Db): SiteAuditor {
+  if (config.redisUrl) {
+    return createQueueAuditor({ redisUrl: config.redisUrl, prefix: config.queuePrefix, db });
+  }
+  // The thread pool starts with the first audit: most API processes never run one.
+  let started: AnalysisPool | undefined;
+  const startPool = () => {
+    started ??= createAnalysisPool(config.audit.threads > 0 ? { threads: config.audit.threads } : {});
+    return started;
+  };
+  const pool: AnalysisPool = {
+    get threads() {
+      return startPool().threads;
+    },
+    analyze: (input) => startPool().analyze(input),
+    close: async () => started?.close(),
+  };
+  const run = createAuditRunner({
+    db,
+    pool,
+    fetch: {
+      allowPrivateNetworks: config.audit.allowPrivateNetworks,
+      userAgent: auditUserAgent(config.publicUrl),
+    },
+  });
+  const auditor = createInProcessAuditor(run, { concurrency: config.audit.concurrency });
+  return {
+    audit: (target, deadline) => auditor.audit(target, deadline),
+    async close() {
+      await auditor.close();
+      await pool.close();
     },
   };
 }

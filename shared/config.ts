@@ -34,6 +34,11 @@ const configSchema = z.object({
   AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
   AUDIT_CONCURRENCY: positiveInt(25),
   AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
+  AUDIT_JOB_LOCK_MS: positiveInt(30_000),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("bull"),
   RATE_LIMIT_READ_PER_MIN: positiveInt(30),
   RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -56,7 +61,16 @@ export interface Config {
     | { kind: "none" };
   openai: { apiKey: string; baseURL: string | undefined; model: string } | undefined;
   searchCheckBudgetMs: number;
-  audit: { allowPrivateNetworks: boolean; concurrency: number; threads: number };
+  audit: {
+    allowPrivateNetworks: boolean;
+    /** Audits in flight per process (in-process auditor, or one worker). */
+    concurrency: number;
+    /** Analysis threads; 0 means one less than the cores. */
+    threads: number;
+    /** How long a worker's job lock lasts; a dead worker's job is retried after about this long. */
+    jobLockMs: number;
+  };
+  queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
   workerMetricsPort: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -105,7 +119,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
       concurrency: e.AUDIT_CONCURRENCY,
       threads: e.AUDIT_THREADS,
+      jobLockMs: e.AUDIT_JOB_LOCK_MS,
     },
+    queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
     workerMetricsPort: e.WORKER_METRICS_PORT,
     logLevel: e.LOG_LEVEL,

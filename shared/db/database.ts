@@ -16,6 +16,9 @@ export type Db = Kysely<Database>;
 export async function createDatabase(database: Config["database"]): Promise<Db> {
   if (database.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    // An idle client losing its connection (server restart, failover) must not crash the process;
+    // the pool replaces it and the next query reports any real problem.
+    pool.on("error", () => {});
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   let dataDir: string | undefined;

@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import { Queue, QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import { z } from "zod";
+import type { Db } from "../db/database.ts";
+import type { AuditTarget } from "./audit-site.ts";
+import type { SiteAuditor } from "./auditor.ts";
+import { readAudits } from "./cache.ts";
+
+export const SITE_AUDIT_QUEUE = "site-audit";
+export const SITE_AUDIT_JOB = "audit-homepage";
+
+/** The job payload: what producers send and the worker validates. No secrets, nothing else. */
+export const auditJobSchema = z.strictObject({
+  placeId: z.string().min(1),
+  url: z.url(),
+  country: z.string().length(2).nullable(),
+});
+export type AuditJob = z.infer<typeof auditJobSchema>;
+
+/** Same place and URL, same job: concurrent searches share one audit. */
+export function auditJobId(target: Pick<AuditTarget, "placeId" | "url">): string {
+  return `audit-${createHash("sha256").update(`${target.placeId}\n${target.url}`).digest("hex").slice(0, 32)}`;
+}
+
+export interface QueueSettings {
+  redisUrl: string;
+  /** BullMQ key prefix; tests give each run its own. */
+  prefix: string;
+}
+
+/** Job options: a finished job is kept a while so that a second search finds it done. */
+const JOB_OPTIONS = {
+  attempts: 3,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: { age: 600, count: 10_000 },
+  removeOnFail: { age: 600, count: 10_000 },
+} as const;
+
+/**
+ * Distributed mode: enqueue one BullMQ job per place (job id from place and URL), wait for it until
+ * the deadline, then read the audit the worker stored in the cache.
+ */
+export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAuditor & { queue: Queue } {
+  // Producers fail fast when Redis is away (BullMQ's production advice) instead of queueing commands.
+  const producer = new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const listener = new Redis(settings.redisUrl, { maxRetriesPerRequest: null });
+  producer.on("error", () => {});
+  listener.on("error", () => {});
+  const queue = new Queue<AuditJob>(SITE_AUDIT_QUEUE, { connection: producer, prefix: settings.prefix });
+  const events = new QueueEvents(SITE_AUDIT_QUEUE, { connection: listener, prefix: settings.prefix });
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  const ready = events.waitUntilReady();
+
+  return {
+    queue,
+    async audit(target, deadline) {
+      const payload = auditJobSchema.parse({
+        placeId: target.placeId,
+        url: target.url,
+        country: target.country,
+      });
+      await ready;
+      const job = await queue.add(SITE_AUDIT_JOB, payload, { ...JOB_OPTIONS, jobId: auditJobId(target) });
+      const wait = deadline - Date.now();
+      if (wait <= 0) return null;
+      try {
+        await job.waitUntilFinished(events, wait);
+      } catch (error) {
+        if (error instanceof Error && /timed out/i.test(error.message)) return null;
+        throw error;
+      }
+      const audit = (await readAudits(settings.db, [target.placeId])).get(target.placeId);
+      return audit && audit.url === target.url ? audit : null;
+    },
+    async close() {
+      await events.close();
+      await queue.close();
+      producer.disconnect();
+      listener.disconnect();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Db } from "../db/database.ts";
+import type { AnalysisPool } from "./analysis-pool.ts";
+import { type AuditTarget, auditSite } from "./audit-site.ts";
+import { saveAudit } from "./cache.ts";
+import type { FetchHomepageOptions } from "./fetch-homepage.ts";
+import type { SiteAudit } from "./types.ts";
+
+export type RunAudit = (target: AuditTarget) => Promise<SiteAudit>;
+
+export interface AuditRunnerDeps {
+  db: Db;
+  pool: AnalysisPool;
+  fetch: FetchHomepageOptions;
+  now?: () => Date;
+}
+
+/** One audit end to end: fetch, analyse on the pool, store in the per-place cache. */
+export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
+  const now = deps.now ?? (() => new Date());
+  return async (target) => {
+    const audit = await auditSite(target, {
+      fetch: deps.fetch,
+      analyze: (input) => deps.pool.analyze(input),
+      now,
+    });
+    await saveAudit(deps.db, audit);
+    return audit;
+  };
+}
+
+export function auditUserAgent(publicUrl: string): string {
+  return `LeadDiscoveryAudit/1.0 (+${publicUrl}/v1/docs#website-audits)`;
+}

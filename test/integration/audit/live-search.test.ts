@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import {
+  type FakeGooglePlacesServer,
+  type GooglePlaceJson,
+  startFakeGooglePlaces,
+} from "../../support/fake-google-places.ts";
+import {
+  type FakeSitesServer,
+  MODERN_HOMEPAGE,
+  OLD_HOMEPAGE,
+  startFakeSites,
+} from "../../support/fake-sites.ts";
+
+let places: FakeGooglePlacesServer;
+let sites: FakeSitesServer;
+let t: TestApp;
+
+function place(id: string, website: string | null): GooglePlaceJson {
+  return {
+    id,
+    displayName: { text: `Business ${id}` },
+    formattedAddress: `1 Main St, Springfield, US`,
+    addressComponents: [{ longText: "United States", shortText: "US", types: ["country", "political"] }],
+    ...(website ? { websiteUri: website } : {}),
+    rating: 4.5,
+    userRatingCount: 40,
+    primaryTypeDisplayName: { text: "Plumber" },
+  };
+}
+
+beforeAll(async () => {
+  places = await startFakeGooglePlaces();
+  sites = await startFakeSites();
+  t = await startTestApp({
+    GOOGLE_PLACES_API_KEY: places.apiKey,
+    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
+    SEARCH_CHECK_BUDGET_MS: "1500",
+    RATE_LIMIT_SEARCH_PER_MIN: "1000",
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await places?.close();
+  await sites?.close();
+});
+
+const search = (auth: { authorization: string }, category: string, filters: Record<string, boolean>) =>
+  t.app.inject({
+    method: "POST",
+    url: "/v1/searches",
+    headers: auth,
+    payload: { queries: [{ location: "Springfield", category }], filters, max_results: 10 },
+  });
+
+describe("live-website filters (in-process audits)", () => {
+  it("returns only the sites that match, charges only those, and fills the flags", async () => {
+    sites.set("/a-old", { html: OLD_HOMEPAGE });
+    sites.set("/a-modern", { html: MODERN_HOMEPAGE });
+    places.setPlaces("roofer in Springfield", [
+      place("a-old", sites.url("/a-old")),
+      place("a-modern", sites.url("/a-modern")),
+      place("a-none", null),
+    ]);
+    const ws = await createWorkspace(t.app);
+    const response = await search(ws.auth, "roofer", { not_mobile_friendly: true });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.results.map((r: { place_id: string }) => r.place_id)).toEqual(["a-old"]);
+    expect(body.results[0]).toMatchObject({
+      has_website: true,
+      is_mobile_friendly: false,
+      is_outdated: true,
+    });
+    expect(body.credits_spent).toBe(1);
+    expect(body.truncated).toBe(false);
+
+    const outdated = await search(ws.auth, "roofer", { outdated_website: true });
+    expect(outdated.json().results.map((r: { place_id: string }) => r.place_id)).toEqual(["a-old"]);
+    expect(outdated.json().credits_spent).toBe(0);
+    // The second search answered from the cache: each site was fetched once.
+    expect(sites.hits("/a-old")).toBe(1);
+    expect(sites.hits("/a-modern")).toBe(1);
+
+    const detail = await t.app.inject({ url: `/v1/leads/${body.results[0].id}`, headers: ws.auth });
+    expect(detail.json()).toMatchObject({
+      no_website_flag: false,
+      not_mobile_friendly_flag: true,
+      outdated_website_flag: true,
+    });
+  });
+
+  it("truncates when sites answer after the budget, then returns them from the cache", async () => {
+    sites.set("/b-slow-old", { html: OLD_HOMEPAGE, delayMs: 2500 });
+    sites.set("/b-fast-old", { html: OLD_HOMEPAGE });
+    places.setPlaces("glazier in Springfield", [
+      place("b-slow-old", sites.url("/b-slow-old")),
+      place("b-fast-old", sites.url("/b-fast-old")),
+    ]);
+    const ws = await createWorkspace(t.app);
+    const started = Date.now();
+    const first = await search(ws.auth, "glazier", { outdated_website: true });
+    const elapsed = Date.now() - started;
+    expect(first.statusCode).toBe(200);
+    expect(first.json().truncated).toBe(true);
+    expect(first.json().results.map((r: { place_id: string }) => r.place_id)).toEqual(["b-fast-old"]);
+    expect(first.json().credits_spent).toBe(1);
+    // Answered at the budget (1.5 s), not when the slow site finished (2.5 s).
+    expect(elapsed).toBeLessThan(2400);
+
+    // The audit kept running and filled the cache.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const second = await search(ws.auth, "glazier", { outdated_website: true });
+    expect(second.json().truncated).toBe(false);
+    expect(second.json().results.map((r: { place_id: string }) => r.place_id)).toEqual([
+      "b-slow-old",
+      "b-fast-old",
+    ]);
+    expect(second.json().credits_spent).toBe(1);
+    expect(sites.hits("/b-slow-old")).toBe(1);
+    const balance = await t.app.inject({ url: "/v1/credits", headers: ws.auth });
+    expect(balance.json().balance).toBe(8);
+  });
+
+  it("leaves out sites that cannot be fetched, without flagging them", async () => {
+    places.setPlaces("mason in Springfield", [place("c-missing", sites.url("/c-missing"))]);
+    const ws = await createWorkspace(t.app);
+    const response = await search(ws.auth, "mason", { not_mobile_friendly: true });
+    expect(response.json()).toMatchObject({ results: [], credits_spent: 0, truncated: false });
+    const audit = await t.database.db
+      .selectFrom("site_audits")
+      .selectAll()
+      .where("place_id", "=", "c-missing")
+      .executeTakeFirstOrThrow();
+    expect(audit.outcome).toBe("failed");
+    expect(audit.signals.not_mobile_friendly).toBeNull();
+  });
+});

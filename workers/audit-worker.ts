@@ -1,0 +1,89 @@
+import { UnrecoverableError, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { createAnalysisPool } from "../shared/audit/analysis-pool.ts";
+import { closeHomepageAgents } from "../shared/audit/fetch-homepage.ts";
+import { type AuditJob, auditJobSchema, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
+import { auditUserAgent, createAuditRunner } from "../shared/audit/run-audit.ts";
+import { ConfigError, loadConfig } from "../shared/config.ts";
+import { createDatabase } from "../shared/db/database.ts";
+import { migrateToLatest } from "../shared/db/migrate.ts";
+import { createLogger } from "../shared/logger.ts";
+
+/** The audit worker process: `npm run worker`. Needs DATABASE_URL and REDIS_URL. */
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+  if (!config.redisUrl || config.database.kind !== "postgres") {
+    throw new ConfigError(
+      "The audit worker needs REDIS_URL and DATABASE_URL (embedded mode audits inside the API).",
+    );
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
+
+const logger = createLogger(config.logLevel, "audit-worker");
+const db = await createDatabase(config.database);
+await migrateToLatest(db);
+const pool = createAnalysisPool(config.audit.threads > 0 ? { threads: config.audit.threads } : {});
+const runAudit = createAuditRunner({
+  db,
+  pool,
+  fetch: {
+    allowPrivateNetworks: config.audit.allowPrivateNetworks,
+    userAgent: auditUserAgent(config.publicUrl),
+  },
+});
+
+// Workers block on Redis: BullMQ requires maxRetriesPerRequest null on their connection.
+const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const worker = new Worker<AuditJob>(
+  SITE_AUDIT_QUEUE,
+  async (job) => {
+    const parsed = auditJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid audit job payload: ${parsed.error.message}`);
+    const started = performance.now();
+    const audit = await runAudit(parsed.data);
+    logger.info(
+      {
+        job_id: job.id,
+        place_id: audit.place_id,
+        outcome: audit.outcome,
+        failure: audit.failure,
+        ms: Math.round(performance.now() - started),
+      },
+      "audit finished",
+    );
+    return { outcome: audit.outcome, failure: audit.failure };
+  },
+  {
+    connection,
+    prefix: config.queuePrefix,
+    concurrency: config.audit.concurrency,
+    lockDuration: config.audit.jobLockMs,
+    stalledInterval: config.audit.jobLockMs,
+    maxStalledCount: 2,
+  },
+);
+worker.on("error", (error) => logger.error({ err: error }, "worker error"));
+worker.on("failed", (job, error) => logger.warn({ job_id: job?.id, err: error }, "audit job failed"));
+await worker.waitUntilReady();
+logger.info({ concurrency: config.audit.concurrency, threads: pool.threads }, "audit worker ready");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "audit worker stopping: finishing active jobs");
+  // close() waits for the jobs in progress; jobs not started stay in the queue for other workers.
+  await worker.close();
+  await pool.close();
+  await closeHomepageAgents();
+  connection.disconnect();
+  await db.destroy();
+  logger.info("audit worker stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
