@@ -34,6 +34,8 @@ export interface AuditEvidence {
   media_paths?: string[];
   french_version?: string | null;
   canadian_by?: "address" | "tld" | "postal_code" | null;
+  /** The Canadian postal code found in the page text, when that is what made the business Canadian. */
+  canadian_postal_code?: string | null;
 }
 
 export type AuditOutcome = "ok" | "failed";
