@@ -35,7 +35,7 @@ export function createAnalysisPool(options: AnalysisPoolOptions = {}): AnalysisP
   });
   return {
     threads,
-    analyze(input) {
+    analyze(input, { signal } = {}) {
       const { body } = input;
       // Only a body that owns its whole buffer may move: a view into a shared pool (small Node
       // Buffers) would detach its neighbours.
@@ -43,7 +43,10 @@ export function createAnalysisPool(options: AnalysisPoolOptions = {}): AnalysisP
         body.buffer instanceof ArrayBuffer &&
         body.byteOffset === 0 &&
         body.byteLength === body.buffer.byteLength;
-      return piscina.run(input, ownsWholeBuffer ? { transferList: [body.buffer] } : {});
+      return piscina.run(input, {
+        signal: signal ?? null,
+        ...(ownsWholeBuffer ? { transferList: [body.buffer] } : {}),
+      });
     },
     close() {
       return piscina.close();

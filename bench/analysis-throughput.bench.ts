@@ -1,0 +1,110 @@
+/**
+ * Audit analysis throughput on the real homepages of ../shared/corpus/sites.
+ *
+ *   node bench/analysis-throughput.bench.ts [--threads N] [--seconds S]
+ *
+ * Measures pages/second through the piscina pool (decode + parse + every signal, on N worker
+ * threads), the same per thread, and, in this process on one core, a bare htmlparser2
+ * `parseDocument` of the same (already decoded) pages and the in-process analysis without the
+ * pool. The ratio says how many bare parses one analysis costs. About 15 s with the defaults.
+ */
+
+import { readdir, readFile } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parseDocument } from "htmlparser2";
+import { createAnalysisPool } from "../shared/audit/analysis-pool.ts";
+import analyzeTask from "../shared/audit/analyze-task.ts";
+import { decodeHtml } from "../shared/audit/decode.ts";
+import type { AnalyzeInput } from "../shared/audit/types.ts";
+
+const { values: cli } = parseArgs({
+  options: { threads: { type: "string" }, seconds: { type: "string" } },
+});
+const threads = Math.max(1, Number(cli.threads ?? availableParallelism()));
+const poolSeconds = Number(cli.seconds ?? 5);
+const singleThreadSeconds = Math.max(1, poolSeconds * 0.6);
+const WARMUP_SECONDS = 1;
+const NOW = Date.UTC(2026, 10, 22);
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const corpusDir = path.resolve(repoRoot, "../shared/corpus/sites");
+
+const files = (await readdir(corpusDir).catch(() => [])).filter((file) => file.endsWith(".html")).sort();
+if (files.length === 0) {
+  console.error(`No corpus pages found in ${corpusDir}`);
+  process.exit(1);
+}
+const bodies = await Promise.all(
+  files.map(async (file) => new Uint8Array(await readFile(path.join(corpusDir, file)))),
+);
+const decodedPages = bodies.map((body) => decodeHtml(body, "text/html"));
+const corpusBytes = bodies.reduce((total, body) => total + body.byteLength, 0);
+
+function taskInput(index: number): AnalyzeInput {
+  const body = bodies[index % bodies.length]!;
+  // A fresh copy per task: the pool moves (transfers) the buffer it is given, as with a fetched body.
+  return { body: body.slice(), contentType: "text/html", url: "http://127.0.0.1/", country: "CA", now: NOW };
+}
+
+/** Runs `work` page after page for `seconds`, returning pages per second. */
+function measureInProcess(seconds: number, work: (index: number) => void): number {
+  const deadline = performance.now() + seconds * 1000;
+  const start = performance.now();
+  let done = 0;
+  while (performance.now() < deadline) work(done++);
+  return done / ((performance.now() - start) / 1000);
+}
+
+/** Keeps the pool saturated for `seconds`, returning pages per second. */
+async function measurePool(
+  seconds: number,
+  analyze: (input: AnalyzeInput) => Promise<unknown>,
+): Promise<number> {
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  let next = 0;
+  let done = 0;
+  const lane = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      await analyze(taskInput(next++));
+      done++;
+    }
+  };
+  // Two tasks in flight per thread, so a worker never waits on the main thread for its next page.
+  await Promise.all(Array.from({ length: threads * 2 }, lane));
+  return done / ((performance.now() - start) / 1000);
+}
+
+const format = (pagesPerSecond: number): string => pagesPerSecond.toFixed(1).padStart(9);
+
+console.log(`corpus:                      ${files.length} pages, ${(corpusBytes / 1024).toFixed(0)} KiB`);
+console.log(`pool threads:                ${threads} (of ${availableParallelism()} cores)`);
+// Other processes on the machine skew every number below; worth knowing when comparing runs.
+console.log(`load average (1 min):        ${loadavg()[0]!.toFixed(2)}`);
+
+const pool = createAnalysisPool({ threads });
+try {
+  await measurePool(WARMUP_SECONDS, (input) => pool.analyze(input));
+  const poolRate = await measurePool(poolSeconds, (input) => pool.analyze(input));
+
+  measureInProcess(WARMUP_SECONDS / 2, (index) => parseDocument(decodedPages[index % decodedPages.length]!));
+  const parseRate = measureInProcess(singleThreadSeconds, (index) =>
+    parseDocument(decodedPages[index % decodedPages.length]!),
+  );
+
+  measureInProcess(WARMUP_SECONDS / 2, (index) => analyzeTask(taskInput(index)));
+  const inProcessRate = measureInProcess(singleThreadSeconds, (index) => analyzeTask(taskInput(index)));
+
+  const poolRatePerThread = poolRate / threads;
+  console.log(`analysis via pool:           ${format(poolRate)} pages/s`);
+  console.log(`analysis via pool, per core: ${format(poolRatePerThread)} pages/s/core`);
+  console.log(`analysis in process (1 core):${format(inProcessRate)} pages/s`);
+  console.log(`bare parseDocument (1 core): ${format(parseRate)} pages/s`);
+  console.log(`ratio parse / analysis per core:    ${(parseRate / poolRatePerThread).toFixed(2)}x`);
+  console.log(`ratio parse / analysis in process:  ${(parseRate / inProcessRate).toFixed(2)}x`);
+} finally {
+  await pool.close();
+}
