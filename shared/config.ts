@@ -30,6 +30,7 @@ const configSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
   OPENAI_MODEL: optionalString,
+  OPENAI_TIMEOUT_MS: positiveInt(15_000),
   SEARCH_CHECK_BUDGET_MS: positiveInt(30_000),
   AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
   AUDIT_CONCURRENCY: positiveInt(25),
@@ -41,6 +42,8 @@ const configSchema = z.object({
     .default("bull"),
   RATE_LIMIT_READ_PER_MIN: positiveInt(30),
   RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -59,7 +62,7 @@ export interface Config {
     | { kind: "google"; apiKey: string; baseUrl: string }
     | { kind: "fixture"; file: string }
     | { kind: "none" };
-  openai: { apiKey: string; baseURL: string | undefined; model: string } | undefined;
+  openai: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
   searchCheckBudgetMs: number;
   audit: {
     allowPrivateNetworks: boolean;
@@ -72,6 +75,8 @@ export interface Config {
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
+  /** Lifetimes of the OAuth tokens issued to assistant clients. */
+  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
   workerMetricsPort: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
@@ -112,7 +117,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     places,
     openai:
       e.OPENAI_API_KEY && e.OPENAI_MODEL
-        ? { apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL }
+        ? {
+            apiKey: e.OPENAI_API_KEY,
+            baseURL: e.OPENAI_BASE_URL,
+            model: e.OPENAI_MODEL,
+            timeoutMs: e.OPENAI_TIMEOUT_MS,
+          }
         : undefined,
     searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
     audit: {
@@ -123,6 +133,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    oauth: {
+      accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+    },
     workerMetricsPort: e.WORKER_METRICS_PORT,
     logLevel: e.LOG_LEVEL,
   };

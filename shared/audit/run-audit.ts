@@ -5,6 +5,8 @@ import { saveAudit } from "./cache.ts";
 import type { FetchHomepageOptions } from "./fetch-homepage.ts";
 import type { SiteAudit } from "./types.ts";
 
+const ANALYSIS_TIMEOUT_MS = 5_000;
+
 export type RunAudit = (target: AuditTarget) => Promise<SiteAudit>;
 
 export interface AuditRunnerDeps {
@@ -20,7 +22,8 @@ export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
   return async (target) => {
     const audit = await auditSite(target, {
       fetch: deps.fetch,
-      analyze: (input) => deps.pool.analyze(input),
+      // A hostile page (tens of thousands of nested tags) must not hold an analysis thread forever.
+      analyze: (input) => deps.pool.analyze(input, { signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS) }),
       now,
     });
     await saveAudit(deps.db, audit);

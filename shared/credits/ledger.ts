@@ -57,8 +57,9 @@ export async function debitBalance(
 }
 
 /**
- * Charges 1 credit for each place not yet in the workspace's ledger, inside the caller's transaction.
- * Places already charged are free, even at zero balance. Returns the newly charged place ids.
+ * Charges 1 credit for each place not yet in the workspace's ledger, inside the caller's transaction,
+ * which must already hold the workspace lock (`lockWorkspaceBalance`). Places already charged are
+ * free, even at zero balance. Returns the newly charged place ids.
  */
 export async function chargeNewPlaces(
   trx: Transaction<Database>,
@@ -67,7 +68,6 @@ export async function chargeNewPlaces(
 ): Promise<string[]> {
   const unique = [...new Set(placeIds)];
   if (unique.length === 0) return [];
-  await lockWorkspaceBalance(trx, workspaceId);
   const charged = await trx
     .insertInto("search_charges")
     .values(unique.map((placeId) => ({ workspace_id: workspaceId, place_id: placeId })))

@@ -28,6 +28,10 @@ export async function chargeAndSaveLeads(
   const sorted = [...places].sort((a, b) => (a.candidate.placeId < b.candidate.placeId ? -1 : 1));
   const placeIds = sorted.map((place) => place.candidate.placeId);
 
+  // A repeated search (every place already a lead, its data unchanged) needs no write at all.
+  const unchanged = await findUnchangedLeads(db, workspaceId, sorted);
+  if (unchanged) return { leads: unchanged, creditsSpent: 0 };
+
   return db.transaction().execute(async (trx) => {
     await lockWorkspaceBalance(trx, workspaceId);
 
@@ -46,16 +50,23 @@ export async function chargeAndSaveLeads(
         })),
       )
       .onConflict((oc) =>
-        oc.column("place_id").doUpdateSet((eb) => ({
-          name: eb.ref("excluded.name"),
-          category: eb.ref("excluded.category"),
-          address: eb.ref("excluded.address"),
-          website: eb.ref("excluded.website"),
-          country: eb.ref("excluded.country"),
-          rating: eb.ref("excluded.rating"),
-          user_rating_count: eb.ref("excluded.user_rating_count"),
-          updated_at: sql<Date>`now()`,
-        })),
+        oc
+          .column("place_id")
+          .doUpdateSet((eb) => ({
+            name: eb.ref("excluded.name"),
+            category: eb.ref("excluded.category"),
+            address: eb.ref("excluded.address"),
+            website: eb.ref("excluded.website"),
+            country: eb.ref("excluded.country"),
+            rating: eb.ref("excluded.rating"),
+            user_rating_count: eb.ref("excluded.user_rating_count"),
+            updated_at: sql<Date>`now()`,
+          }))
+          // Rows whose data did not change are left alone (no write, no dead tuple).
+          .where(
+            sql<boolean>`(places.name, places.category, places.address, places.website, places.country, places.rating, places.user_rating_count)
+              is distinct from (excluded.name, excluded.category, excluded.address, excluded.website, excluded.country, excluded.rating, excluded.user_rating_count)`,
+          ),
       )
       .execute();
 
@@ -76,4 +87,65 @@ export async function chargeAndSaveLeads(
       .execute();
     return { leads: new Map(rows.map((row) => [row.place_id, row])), creditsSpent: charged.length };
   });
+}
+
+/** The workspace's leads for these places when every one exists and its place data is unchanged; else null. */
+async function findUnchangedLeads(
+  db: Db,
+  workspaceId: string,
+  places: readonly ScannedPlace[],
+): Promise<Map<string, SavedLead> | null> {
+  const rows = await db
+    .selectFrom("leads")
+    .innerJoin("places", "places.place_id", "leads.place_id")
+    .select([
+      "leads.id",
+      "leads.place_id",
+      "leads.email",
+      "leads.outreach_status",
+      "leads.added_at",
+      "places.name",
+      "places.category",
+      "places.address",
+      "places.website",
+      "places.country",
+      "places.rating",
+      "places.user_rating_count",
+    ])
+    .where("leads.workspace_id", "=", workspaceId)
+    .where(
+      "leads.place_id",
+      "in",
+      places.map((place) => place.candidate.placeId),
+    )
+    .execute();
+  if (rows.length !== places.length) return null;
+  const byPlace = new Map(rows.map((row) => [row.place_id, row]));
+  for (const { candidate, category } of places) {
+    const row = byPlace.get(candidate.placeId);
+    if (
+      !row ||
+      row.name !== candidate.name ||
+      row.category !== category ||
+      row.address !== candidate.address ||
+      row.website !== candidate.website ||
+      row.country !== candidate.country ||
+      row.rating !== candidate.rating ||
+      row.user_rating_count !== candidate.userRatingCount
+    ) {
+      return null;
+    }
+  }
+  return new Map(
+    rows.map((row) => [
+      row.place_id,
+      {
+        id: row.id,
+        place_id: row.place_id,
+        email: row.email,
+        outreach_status: row.outreach_status,
+        added_at: row.added_at,
+      },
+    ]),
+  );
 }

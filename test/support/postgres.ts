@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { inject } from "vitest";
 
 /** The machine's PostgreSQL (trust auth). Tests fail loudly when it cannot be reached. */
 export const POSTGRES_ADMIN_URL =
   process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-export const TEMPLATE_DATABASE = "lead_api_test_template";
 
 export function databaseUrl(name: string): string {
   const url = new URL(POSTGRES_ADMIN_URL);
@@ -36,7 +36,8 @@ export async function createDatabaseFromTemplate(): Promise<{
   drop(): Promise<void>;
 }> {
   const name = `lead_api_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  await withAdminClient((client) => client.query(`create database ${name} template ${TEMPLATE_DATABASE}`));
+  const template = inject("templateDatabase");
+  await withAdminClient((client) => client.query(`create database ${name} template ${template}`));
   return {
     name,
     url: databaseUrl(name),

@@ -1,0 +1,233 @@
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../../api/app.ts";
+import { createServices } from "../../../api/services.ts";
+import { loadConfig } from "../../../shared/config.ts";
+import { errorStatus } from "../../../shared/errors.ts";
+import { createLogger } from "../../../shared/logger.ts";
+import { ADMIN_TOKEN, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+
+/** The error table of the spec, plus DESIGN.md's cross-origin refusal. */
+const ERROR_CODES = [
+  "invalid_request",
+  "invalid_api_key",
+  "insufficient_credits",
+  "lead_not_unlocked",
+  "lead_not_found",
+  "place_not_found",
+  "not_found",
+  "request_too_large",
+  "insufficient_audit_data",
+  "rate_limited",
+  "internal_error",
+  "generation_failed",
+  "rate_limit_unavailable",
+  "cross_origin_forbidden",
+] as const;
+
+const FACT_KEYS = [
+  "no_website",
+  "no_french_version",
+  "low_review_count",
+  "stale_copyright",
+  "no_mobile_viewport",
+  "legacy_site_tech",
+  "not_mobile_friendly",
+  "outdated_website",
+];
+
+let t: TestApp;
+let markdown: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const response = await t.app.inject({ url: "/v1/docs" });
+  expect(response.statusCode).toBe(200);
+  markdown = response.body;
+});
+afterAll(() => t?.close());
+
+/** A second app on the same database with its own config. */
+async function docsWith(env: Record<string, string>): Promise<{ markdown: string; openapi: unknown }> {
+  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
+  const services = await createServices(config, createLogger("silent", "test"), { db: t.database.db });
+  let app: FastifyInstance | undefined;
+  try {
+    app = await buildApp({ services });
+    const docs = await app.inject({ url: "/v1/docs" });
+    expect(docs.statusCode).toBe(200);
+    const openapi = await app.inject({ url: "/openapi.json" });
+    return { markdown: docs.body, openapi: openapi.json() };
+  } finally {
+    await app?.close();
+    await services.close();
+  }
+}
+
+/** The markdown table row(s) mentioning `needle`. */
+const rowsWith = (text: string, needle: string) =>
+  text.split("\n").filter((line) => line.startsWith("|") && line.includes(needle));
+
+describe("GET /v1/docs", () => {
+  it("needs no authentication and answers text/markdown", async () => {
+    const response = await t.app.inject({ url: "/v1/docs" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/markdown/);
+    expect(response.headers["x-request-id"]).toEqual(expect.any(String));
+  });
+
+  it("is the same with a key, and does not count against the key's rate limit", async () => {
+    const ws = await createWorkspace(t.app);
+    const response = await t.app.inject({ url: "/v1/docs", headers: ws.auth });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(markdown);
+    expect(response.headers["ratelimit-limit"]).toBeUndefined();
+  });
+
+  it("is a real reference, not a placeholder", () => {
+    expect(markdown.length).toBeGreaterThan(5_000);
+    expect(markdown).toMatch(/^# /);
+    expect(markdown.trim()).not.toBe("# placeholder");
+    expect(markdown).not.toMatch(/\bTODO\b|\bTBD\b|\bFIXME\b/);
+    // Every template placeholder was filled in.
+    expect(markdown).not.toMatch(/\{\{[^}]*\}\}/);
+  });
+
+  it("names every path of the OpenAPI document", async () => {
+    const doc = (await t.app.inject({ url: "/openapi.json" })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const paths = Object.keys(doc.paths);
+    expect(paths.length).toBeGreaterThanOrEqual(7);
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(operations)) {
+        expect(markdown, `${method.toUpperCase()} ${path}`).toContain(`${method.toUpperCase()} ${path}`);
+      }
+    }
+  });
+
+  it("names every error code of the spec's error table, with its status, in a table", () => {
+    for (const code of ERROR_CODES) {
+      const rows = rowsWith(markdown, `\`${code}\``).filter((row) => row.includes(String(errorStatus[code])));
+      expect(rows.length, `a table row for ${code} (${errorStatus[code]})`).toBeGreaterThan(0);
+    }
+  });
+
+  it("documents the check order", () => {
+    const order = [
+      "cross_origin_forbidden",
+      "not_found",
+      "invalid_api_key",
+      "rate_limited",
+      "request_too_large",
+      "invalid_request",
+      "lead_not_found",
+      "insufficient_credits",
+    ];
+    const section = markdown.slice(markdown.indexOf("Check order"));
+    expect(section.length).toBeLessThan(markdown.length);
+    const positions = order.map((code) => section.indexOf(`${code}`));
+    for (const position of positions) expect(position).toBeGreaterThanOrEqual(0);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it("lists every facts_used key, in the order drafts pick them", () => {
+    for (const key of FACT_KEYS) expect(markdown).toContain(`\`${key}\``);
+    const orderLine = markdown.slice(markdown.indexOf("first two in this order"));
+    const order = [
+      "no_website",
+      "no_mobile_viewport",
+      "stale_copyright",
+      "legacy_site_tech",
+      "no_french_version",
+      "low_review_count",
+      "not_mobile_friendly",
+    ];
+    const positions = order.map((key) => orderLine.indexOf(`\`${key}\``));
+    for (const position of positions) expect(position).toBeGreaterThanOrEqual(0);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it("documents the outreach_status values and the cursor form", () => {
+    for (const status of ["new", "drafted", "sent", "skipped"]) {
+      expect(rowsWith(markdown, `\`${status}\``).length, status).toBeGreaterThan(0);
+    }
+    expect(markdown).toContain("<added_at>|<lead_id>");
+  });
+
+  it("documents every request field", () => {
+    for (const field of [
+      "limit",
+      "cursor",
+      "queries",
+      "location",
+      "category",
+      "filters",
+      "min_rating",
+      "no_website",
+      "not_mobile_friendly",
+      "outdated_website",
+      "stale_content",
+      "max_results",
+      "locale",
+    ]) {
+      expect(rowsWith(markdown, `\`${field}\``).length, field).toBeGreaterThan(0);
+    }
+  });
+
+  it("documents every response field", () => {
+    for (const field of [
+      "id",
+      "place_id",
+      "name",
+      "address",
+      "website",
+      "email",
+      "outreach_status",
+      "added_at",
+      "next_cursor",
+      "no_website_flag",
+      "not_mobile_friendly_flag",
+      "outdated_website_flag",
+      "last_media_year",
+      "balance",
+      "results",
+      "credits_spent",
+      "truncated",
+      "has_website",
+      "is_mobile_friendly",
+      "is_outdated",
+      "subject",
+      "body",
+      "facts_used",
+    ]) {
+      expect(markdown, field).toContain(`\`${field}\``);
+    }
+  });
+
+  it("states the default rate limits in force", () => {
+    expect(rowsWith(markdown, "30 requests per minute").length).toBeGreaterThan(0);
+    expect(rowsWith(markdown, "5 requests per minute").length).toBeGreaterThan(0);
+    expect(markdown).toContain("Retry-After: 60");
+  });
+});
+
+describe("the rate limits follow the configuration", () => {
+  it("states RATE_LIMIT_READ_PER_MIN and RATE_LIMIT_SEARCH_PER_MIN, as /openapi.json does", async () => {
+    const { markdown: custom, openapi } = await docsWith({
+      RATE_LIMIT_READ_PER_MIN: "47",
+      RATE_LIMIT_SEARCH_PER_MIN: "3",
+    });
+    const readRows = rowsWith(custom, "47 requests per minute");
+    const searchRows = rowsWith(custom, "3 requests per minute");
+    expect(readRows.length).toBeGreaterThan(0);
+    expect(searchRows.length).toBeGreaterThan(0);
+    expect(readRows.join("\n")).toContain("/v1/leads");
+    expect(searchRows.join("\n")).toContain("POST /v1/searches");
+    expect(custom).not.toContain("30 requests per minute");
+    expect(custom).not.toMatch(/\{\{[^}]*\}\}/);
+    const description = (openapi as { info: { description: string } }).info.description;
+    expect(description).toContain("47 requests per minute");
+    expect(description).toContain("3 requests per minute");
+  });
+});

@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../shared/config.ts";
+
+/** The ConfigError thrown for `env`; fails the test when loadConfig accepts it. */
+function configError(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe("loadConfig", () => {
+  it("has the documented defaults with an empty environment", () => {
+    // DESIGN.md's configuration table (other settings may be added beside these).
+    expect(loadConfig({})).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      publicUrl: "http://127.0.0.1:3000",
+      database: { kind: "pglite", dataDir: "./.data" },
+      places: { kind: "none" },
+      searchCheckBudgetMs: 30_000,
+      audit: { allowPrivateNetworks: false },
+      rateLimits: { readPerMinute: 30, searchPerMinute: 5 },
+      logLevel: "info",
+    });
+    const config = loadConfig({});
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.adminToken).toBeUndefined();
+    expect(config.openai).toBeUndefined();
+  });
+
+  it("reads numbers and names from the environment", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      SEARCH_CHECK_BUDGET_MS: "12000",
+      RATE_LIMIT_READ_PER_MIN: "60",
+      RATE_LIMIT_SEARCH_PER_MIN: "7",
+      LOG_LEVEL: "warn",
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      publicUrl: "http://0.0.0.0:8080",
+      searchCheckBudgetMs: 12_000,
+      rateLimits: { readPerMinute: 60, searchPerMinute: 7 },
+      logLevel: "warn",
+    });
+  });
+
+  it("takes PUBLIC_URL as given, without a trailing slash", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://api.example.com/" }).publicUrl).toBe("https://api.example.com");
+  });
+
+  describe("runtime mode", () => {
+    it("is embedded (PGlite in DATA_DIR, in-process rate limits) without DATABASE_URL and REDIS_URL", () => {
+      const config = loadConfig({ DATA_DIR: "/var/lib/leads" });
+      expect(config.database).toEqual({ kind: "pglite", dataDir: "/var/lib/leads" });
+      expect(config.redisUrl).toBeUndefined();
+    });
+
+    it("is distributed (PostgreSQL and Redis) with DATABASE_URL and REDIS_URL", () => {
+      const config = loadConfig({
+        DATABASE_URL: "postgres://leads:secret@db.internal:5432/leads",
+        REDIS_URL: "redis://cache.internal:6379/0",
+        DATA_DIR: "/ignored",
+      });
+      expect(config.database).toEqual({
+        kind: "postgres",
+        url: "postgres://leads:secret@db.internal:5432/leads",
+      });
+      expect(config.redisUrl).toBe("redis://cache.internal:6379/0");
+    });
+
+    it("accepts the postgresql:// and rediss:// schemes", () => {
+      const config = loadConfig({
+        DATABASE_URL: "postgresql://db.internal/leads",
+        REDIS_URL: "rediss://cache.internal:6380",
+      });
+      expect(config.database.kind).toBe("postgres");
+      expect(config.redisUrl).toBe("rediss://cache.internal:6380");
+    });
+
+    it("treats empty and blank values as unset", () => {
+      const config = loadConfig({ DATABASE_URL: "", REDIS_URL: "  ", ADMIN_TOKEN: "", OPENAI_API_KEY: "" });
+      expect(config.database.kind).toBe("pglite");
+      expect(config.redisUrl).toBeUndefined();
+      expect(config.adminToken).toBeUndefined();
+      expect(config.openai).toBeUndefined();
+    });
+  });
+
+  describe("bad values give a ConfigError naming the variable", () => {
+    it.each([
+      ["PORT", "abc"],
+      ["PORT", "70000"],
+      ["PORT", "-1"],
+      ["PORT", "30.5"],
+      ["DATABASE_URL", "not a url"],
+      ["DATABASE_URL", "mysql://db.internal/leads"],
+      ["DATABASE_URL", "http://db.internal/leads"],
+      ["REDIS_URL", "cache.internal:6379"],
+      ["REDIS_URL", "http://cache.internal:6379"],
+      ["PUBLIC_URL", "ftp://api.example.com"],
+      ["ADMIN_TOKEN", "short"],
+      ["RATE_LIMIT_READ_PER_MIN", "0"],
+      ["RATE_LIMIT_SEARCH_PER_MIN", "many"],
+      ["SEARCH_CHECK_BUDGET_MS", "-5"],
+      ["LOG_LEVEL", "verbose"],
+      ["AUDIT_ALLOW_PRIVATE_NETWORKS", "yes"],
+    ])("%s=%s", (name, value) => {
+      const error = configError({ [name]: value });
+      expect(error.message).toContain(name);
+    });
+
+    it("names every bad variable at once", () => {
+      const error = configError({ PORT: "abc", REDIS_URL: "nope" });
+      expect(error.message).toContain("PORT");
+      expect(error.message).toContain("REDIS_URL");
+    });
+
+    it("does not echo the bad value of a secret-bearing URL", () => {
+      const error = configError({ DATABASE_URL: "mysql://user:hunter2@db.internal/leads" });
+      expect(error.message).not.toContain("hunter2");
+    });
+  });
+
+  describe("places provider", () => {
+    it("is Google with GOOGLE_PLACES_API_KEY, on the default base URL", () => {
+      expect(loadConfig({ GOOGLE_PLACES_API_KEY: "g-key" }).places).toEqual({
+        kind: "google",
+        apiKey: "g-key",
+        baseUrl: "https://places.googleapis.com",
+      });
+    });
+
+    it("uses GOOGLE_PLACES_BASE_URL when set", () => {
+      const config = loadConfig({
+        GOOGLE_PLACES_API_KEY: "g-key",
+        GOOGLE_PLACES_BASE_URL: "http://127.0.0.1:9999",
+      });
+      expect(config.places).toMatchObject({ kind: "google", baseUrl: "http://127.0.0.1:9999" });
+    });
+
+    it("is the fixture file when PLACES_FIXTURE_FILE is set, even with a Google key", () => {
+      expect(
+        loadConfig({ PLACES_FIXTURE_FILE: "fixtures/places.example.json", GOOGLE_PLACES_API_KEY: "g-key" })
+          .places,
+      ).toEqual({ kind: "fixture", file: "fixtures/places.example.json" });
+    });
+
+    it("is none without either", () => {
+      expect(loadConfig({ GOOGLE_PLACES_API_KEY: "", PLACES_FIXTURE_FILE: "" }).places).toEqual({
+        kind: "none",
+      });
+    });
+  });
+
+  describe("LLM drafting", () => {
+    it("is off (template drafter) without OPENAI_API_KEY", () => {
+      expect(loadConfig({ OPENAI_MODEL: "gpt-4o-mini" }).openai).toBeUndefined();
+    });
+
+    it("is on with OPENAI_API_KEY and OPENAI_MODEL", () => {
+      expect(
+        loadConfig({
+          OPENAI_API_KEY: "sk-test",
+          OPENAI_MODEL: "gpt-4o-mini",
+          OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
+        }).openai,
+      ).toMatchObject({ apiKey: "sk-test", model: "gpt-4o-mini", baseURL: "http://127.0.0.1:8000/v1" });
+    });
+
+    it("rejects OPENAI_API_KEY without OPENAI_MODEL", () => {
+      const error = configError({ OPENAI_API_KEY: "sk-test" });
+      expect(error.message).toContain("OPENAI_MODEL");
+      expect(error.message).not.toContain("sk-test");
+    });
+
+    it("rejects a malformed OPENAI_BASE_URL", () => {
+      expect(configError({ OPENAI_BASE_URL: "not a url" }).message).toContain("OPENAI_BASE_URL");
+    });
+  });
+
+  describe("AUDIT_ALLOW_PRIVATE_NETWORKS", () => {
+    it.each([
+      ["1", true],
+      ["true", true],
+      ["0", false],
+      ["false", false],
+      ["", false],
+      [undefined, false],
+    ])("%s gives %s", (value, expected) => {
+      expect(loadConfig({ AUDIT_ALLOW_PRIVATE_NETWORKS: value }).audit.allowPrivateNetworks).toBe(expected);
+    });
+
+    it.each(["yes", "on", "TRUE", "2"])("rejects %s", (value) => {
+      expect(configError({ AUDIT_ALLOW_PRIVATE_NETWORKS: value }).message).toContain(
+        "AUDIT_ALLOW_PRIVATE_NETWORKS",
+      );
+    });
+  });
+});
