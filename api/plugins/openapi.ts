@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { z } from "zod";
 
 export interface OpenApiOptions {
   publicUrl: string;
@@ -68,6 +69,7 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
     transformObject: jsonSchemaTransformObject,
   });
 
+  let document: OpenApiDocument | undefined;
   app.get(
     "/openapi.json",
     {
@@ -77,10 +79,52 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
         description: "No authentication.",
         tags: ["Reference"],
         security: [],
+        response: {
+          200: {
+            description: "The OpenAPI 3.1 document",
+            content: { "application/json": { schema: z.looseObject({}) } },
+          },
+        },
       },
     },
-    async () => app.swagger(),
+    async () => {
+      document ??= markOptionalBodies(app.swagger() as OpenApiDocument);
+      return document;
+    },
   );
 }
 
 export default fp(openApiPlugin, { name: "openapi" });
+
+interface JsonSchema {
+  $ref?: string;
+  anyOf?: JsonSchema[];
+  type?: string;
+}
+interface OpenApiDocument {
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } }
+    >
+  >;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+/**
+ * @fastify/swagger marks every request body required; a body whose schema also accepts null
+ * (the outreach draft's) is optional, and the document must say so.
+ */
+function markOptionalBodies(document: OpenApiDocument): OpenApiDocument {
+  const resolve = (schema: JsonSchema | undefined): JsonSchema | undefined =>
+    schema?.$ref ? document.components?.schemas?.[schema.$ref.replace("#/components/schemas/", "")] : schema;
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody;
+      const schema = resolve(body?.content?.["application/json"]?.schema);
+      if (body && schema?.anyOf?.some((branch) => resolve(branch)?.type === "null")) body.required = false;
+    }
+  }
+  return document;
+}

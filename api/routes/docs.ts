@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 
 const referencePath = new URL("../docs/reference.md", import.meta.url);
 
@@ -24,6 +25,12 @@ const docsRoutes: FastifyPluginAsyncZod<{
         description: "No authentication. Returns text/markdown.",
         tags: ["Reference"],
         security: [],
+        response: {
+          200: {
+            description: "The API reference in markdown",
+            content: { "text/markdown": { schema: z.string() } },
+          },
+        },
       },
     },
     async (_request, reply) => reply.type("text/markdown; charset=utf-8").send(reference),
