@@ -1,4 +1,5 @@
 import { parseDocument } from "htmlparser2";
+import { NON_CONFORMING_TAGS } from "./non-conforming-tags.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "./types.ts";
 
 /** One decoded homepage and what is known about its business. */
@@ -145,39 +146,6 @@ const BLOCK_ELEMENTS = new Set([
   "thead",
   "tr",
   "ul",
-]);
-
-/**
- * Obsolete presentational and legacy elements of the HTML standard's "non-conforming features".
- * Left out: `rb`/`rtc` (still used for ruby annotations), `param` and `menuitem` (not a sign of
- * an old page by themselves).
- */
-const NON_CONFORMING_TAGS = new Set([
-  "acronym",
-  "applet",
-  "basefont",
-  "bgsound",
-  "big",
-  "blink",
-  "center",
-  "dir",
-  "font",
-  "frame",
-  "frameset",
-  "isindex",
-  "keygen",
-  "listing",
-  "marquee",
-  "multicol",
-  "nextid",
-  "nobr",
-  "noembed",
-  "noframes",
-  "plaintext",
-  "spacer",
-  "strike",
-  "tt",
-  "xmp",
 ]);
 
 const MAX_LINK_TEXT_CHARS = 100;

@@ -6,6 +6,7 @@
  * input: nothing from it is copied as text. Only numbers, dotted version numbers and tag names
  * from a fixed list reach a fact's details, and from there a template or an LLM prompt.
  */
+import { NON_CONFORMING_TAGS } from "../audit/non-conforming-tags.ts";
 import type { AuditEvidence, AuditSignals, SiteAudit } from "../audit/types.ts";
 
 /** The `facts_used` keys of the spec, in the order DESIGN.md picks them. */
@@ -48,41 +49,6 @@ export interface FactInput {
   /** The cached audit of the place's homepage; null when it was never audited. */
   audit: SiteAudit | null;
 }
-
-/**
- * HTML elements the HTML standard lists as obsolete / non-conforming. Only names from this list
- * are taken from the audit's `legacy_tags` evidence, so a crafted "tag" cannot smuggle text.
- */
-const OBSOLETE_HTML_TAGS: ReadonlySet<string> = new Set([
-  "acronym",
-  "applet",
-  "basefont",
-  "bgsound",
-  "big",
-  "blink",
-  "center",
-  "dir",
-  "font",
-  "frame",
-  "frameset",
-  "isindex",
-  "keygen",
-  "listing",
-  "marquee",
-  "menuitem",
-  "multicol",
-  "nextid",
-  "nobr",
-  "noembed",
-  "noframes",
-  "plaintext",
-  "rb",
-  "rtc",
-  "spacer",
-  "strike",
-  "tt",
-  "xmp",
-]);
 
 /** How many obsolete tag names a fact carries: enough to be specific, short enough to quote. */
 const MAX_LEGACY_TAGS_IN_DETAILS = 3;
@@ -199,7 +165,7 @@ function obsoleteTagNames(evidenceTags: unknown): string[] {
     // leading element name only, and keep it only if it is on the fixed list.
     const match = /^\s*<?\s*([a-zA-Z]+)/.exec(entry);
     const name = match?.[1]?.toLowerCase();
-    if (name !== undefined && OBSOLETE_HTML_TAGS.has(name) && !names.includes(name)) names.push(name);
+    if (name !== undefined && NON_CONFORMING_TAGS.has(name) && !names.includes(name)) names.push(name);
     if (names.length === MAX_LEGACY_TAGS_IN_DETAILS) break;
   }
   return names;
