@@ -1,8 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
-import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import type { Database } from "./schema.ts";
@@ -26,6 +24,11 @@ export async function createDatabase(database: Config["database"]): Promise<Db> 
     dataDir = path.resolve(database.dataDir, "pglite");
     await mkdir(dataDir, { recursive: true });
   }
+  // Loaded only in embedded mode: PGlite's WASM costs a second or more to load, for nothing elsewhere.
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("kysely-pglite-dialect"),
+  ]);
   const client = await PGlite.create(dataDir);
   return new Kysely<Database>({ dialect: new PGliteDialect(client) });
 }

@@ -118,8 +118,10 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
           deps.checkDeadline,
         )
         .then(decide, (error: unknown) => {
+          // The audit pipeline itself failed (not the site): the place may well match, so the
+          // answer is incomplete, exactly as if the budget had run out.
           deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
-          return { state: "unknown", outOfBudget: false } satisfies Verdict;
+          return { state: "unknown", outOfBudget: true } satisfies Verdict;
         })
         .then((verdict) => {
           entry.verdict = verdict;
@@ -190,7 +192,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
           await waitForProgress();
         }
         if (liveFilters.length > 0 && confirmedMatches() >= max) {
-          truncated = true;
+          if (page.length === PLACES_PAGE_SIZE || queryIndex < request.queries.length - 1) truncated = true;
           break queries;
         }
         if (liveFilters.length > 0 && Date.now() >= deps.checkDeadline) {
@@ -237,8 +239,13 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
   const matches: ScannedPlace[] = [];
   let liveUnanswered = 0;
   for (const entry of entries) {
-    if (matches.length >= max) break;
     const verdict = entry.verdict ?? { state: "unknown", outOfBudget: true };
+    const mayMatch = verdict.state === "match" || (verdict.state === "unknown" && verdict.outOfBudget);
+    if (matches.length >= max) {
+      // A candidate left over that matches, or might, means there may be more than returned.
+      if (mayMatch) truncated = true;
+      continue;
+    }
     if (verdict.state === "unknown" && verdict.outOfBudget) liveUnanswered += 1;
     if (verdict.state === "match") matches.push(entry.place);
   }
