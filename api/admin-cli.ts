@@ -93,7 +93,10 @@ async function run(): Promise<unknown> {
       return { workspace, member, api_key: key };
     }
     case "workspaces create":
-      return call("POST", "/workspaces", { name: need(values.name, "--name"), ...defined({ language: values.language }) });
+      return call("POST", "/workspaces", {
+        name: need(values.name, "--name"),
+        ...defined({ language: values.language }),
+      });
     case "workspaces show":
       return call("GET", `/workspaces/${need(first, "<workspace_id>")}`);
     case "workspaces update":
@@ -113,7 +116,10 @@ async function run(): Promise<unknown> {
         ...defined({ name: values["member-name"] }),
       });
     case "members remove":
-      return call("DELETE", `/workspaces/${need(first, "<workspace_id>")}/members/${need(second, "<member_id>")}`);
+      return call(
+        "DELETE",
+        `/workspaces/${need(first, "<workspace_id>")}/members/${need(second, "<member_id>")}`,
+      );
     case "keys create":
       return call("POST", `/workspaces/${need(first, "<workspace_id>")}/api-keys`, {
         name: need(values.name, "--name"),
@@ -122,7 +128,10 @@ async function run(): Promise<unknown> {
     case "keys list":
       return call("GET", `/workspaces/${need(first, "<workspace_id>")}/api-keys`);
     case "keys revoke":
-      return call("DELETE", `/workspaces/${need(first, "<workspace_id>")}/api-keys/${need(second, "<key_id>")}`);
+      return call(
+        "DELETE",
+        `/workspaces/${need(first, "<workspace_id>")}/api-keys/${need(second, "<key_id>")}`,
+      );
     case "credits buy":
       return call("POST", `/workspaces/${need(first, "<workspace_id>")}/credit-purchases`, {
         credits: Number(need(values.credits, "--credits")),

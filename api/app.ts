@@ -3,10 +3,16 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import authentication from "./plugins/authentication.ts";
 import crossOrigin from "./plugins/cross-origin.ts";
 import errors from "./plugins/errors.ts";
+import gracefulClose from "./plugins/graceful-close.ts";
+import metrics from "./plugins/metrics.ts";
 import openApi from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
+import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
 import docsRoutes from "./routes/docs.ts";
+import mcpRoutes from "./routes/mcp.ts";
+import oauthRoutes from "./routes/oauth.ts";
+import operationsRoutes from "./routes/operations.ts";
 import v1Routes from "./routes/v1/index.ts";
 import type { Services } from "./services.ts";
 
@@ -26,8 +32,9 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     bodyLimit: BODY_LIMIT_BYTES,
     // A live-check search may take 45 s; keep the socket open beyond that.
     requestTimeout: 120_000,
-    requestIdHeader: "x-request-id",
-    genReqId: () => crypto.randomUUID(),
+    // X-Request-Id is read by genReqId, which keeps it only when it is a sane token.
+    requestIdHeader: false,
+    genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -35,6 +42,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errors);
+  await app.register(metrics, { metrics: services.metrics });
+  await app.register(gracefulClose);
   await app.register(crossOrigin);
   await app.register(openApi, {
     publicUrl: config.publicUrl,
@@ -48,7 +57,14 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   });
 
   await app.register(docsRoutes, { rateLimits: config.rateLimits });
+  await app.register(operationsRoutes, { metrics: services.metrics, db: services.db, redis: services.redis });
   await app.register(v1Routes, { prefix: "/v1", services });
+  await app.register(oauthRoutes, {
+    db: services.db,
+    publicUrl: config.publicUrl,
+    lifetimes: config.oauth,
+  });
+  await app.register(mcpRoutes, { services });
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: "/admin", services, adminToken: config.adminToken });
   }

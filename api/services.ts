@@ -11,6 +11,14 @@ import { createDatabase, type Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
+import {
+  createMetrics,
+  instrumentAuditRunner,
+  instrumentDraftGenerator,
+  instrumentPlacesProvider,
+  type Metrics,
+} from "../shared/metrics.ts";
+import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
@@ -28,6 +36,8 @@ export interface Services {
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
+  /** This process's Prometheus registry (GET /metrics). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -45,6 +55,9 @@ export async function createServices(
   logger: Logger,
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
+  const metrics = createMetrics({
+    onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
+  });
   const db = overrides.db ?? (await createDatabase(config.database));
   await migrateToLatest(db);
 
@@ -67,7 +80,8 @@ export async function createServices(
     keyPrefix: overrides.rateLimitKeyPrefix,
   });
 
-  const auditor = overrides.auditor ?? createAuditor(config, db);
+  const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
+  metrics.observeAuditQueue(async () => auditor.queueCounts?.());
 
   const places =
     overrides.places ??
@@ -79,13 +93,17 @@ export async function createServices(
 
   return {
     config,
-    places,
+    places: places && instrumentPlacesProvider(places, metrics),
     auditor,
-    draftGenerator: createDraftGenerator({ openai: config.openai, logger }),
+    draftGenerator: instrumentDraftGenerator(
+      createDraftGenerator({ openai: config.openai, logger }),
+      metrics,
+    ),
+    metrics,
     db,
     redis,
     keyUsage,
-    bearerVerifiers: [createApiKeyVerifier(db, keyUsage)],
+    bearerVerifiers: [createApiKeyVerifier(db, keyUsage), createOAuthAccessTokenVerifier(db)],
     rateLimiter,
     async close() {
       clearInterval(flushTimer);
@@ -100,7 +118,7 @@ export async function createServices(
 }
 
 /** With Redis, audits go to the BullMQ workers; without, the same audit code runs in this process. */
-function createAuditor(config: Config, db: Db): SiteAuditor {
+function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
   if (config.redisUrl) {
     return createQueueAuditor({ redisUrl: config.redisUrl, prefix: config.queuePrefix, db });
   }
@@ -125,9 +143,12 @@ function createAuditor(config: Config, db: Db): SiteAuditor {
       userAgent: auditUserAgent(config.publicUrl),
     },
   });
-  const auditor = createInProcessAuditor(run, { concurrency: config.audit.concurrency });
+  const auditor = createInProcessAuditor(instrumentAuditRunner(run, metrics), {
+    concurrency: config.audit.concurrency,
+  });
   return {
     audit: (target, deadline) => auditor.audit(target, deadline),
+    queueCounts: () => auditor.queueCounts(),
     async close() {
       await auditor.close();
       await pool.close();

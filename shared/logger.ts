@@ -4,6 +4,18 @@ import { type Logger, type LoggerOptions, pino } from "pino";
 export const REDACTED_PATHS = [
   "req.headers.authorization",
   "headers.authorization",
+  // Error objects of HTTP clients nest the headers they sent further down (err.config.headers).
+  "*.headers.authorization",
+  "*.*.headers.authorization",
+  "*.headers.Authorization",
+  "*.*.headers.Authorization",
+  "headers.Authorization",
+  "Authorization",
+  "headers.cookie",
+  "*.headers.cookie",
+  'headers["x-goog-api-key"]',
+  '*.headers["x-goog-api-key"]',
+  '*.*.headers["x-goog-api-key"]',
   "authorization",
   "*.authorization",
   "key",

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from "../shared/config.ts";
 import { createDatabase } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
 import { createLogger } from "../shared/logger.ts";
+import { createMetrics, instrumentAuditRunner } from "../shared/metrics.ts";
+import { startWorkerMetricsServer } from "./metrics-server.ts";
 
 /** The audit worker process: `npm run worker`. Needs DATABASE_URL and REDIS_URL. */
 let config: ReturnType<typeof loadConfig>;
@@ -27,13 +29,27 @@ const logger = createLogger(config.logLevel, "audit-worker");
 const db = await createDatabase(config.database);
 await migrateToLatest(db);
 const pool = createAnalysisPool(config.audit.threads > 0 ? { threads: config.audit.threads } : {});
-const runAudit = createAuditRunner({
-  db,
-  pool,
-  fetch: {
-    allowPrivateNetworks: config.audit.allowPrivateNetworks,
-    userAgent: auditUserAgent(config.publicUrl),
-  },
+const metrics = createMetrics({
+  onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
+});
+const runAudit = instrumentAuditRunner(
+  createAuditRunner({
+    db,
+    pool,
+    fetch: {
+      allowPrivateNetworks: config.audit.allowPrivateNetworks,
+      userAgent: auditUserAgent(config.publicUrl),
+    },
+  }),
+  metrics,
+);
+const metricsServer = await startWorkerMetricsServer({
+  metrics,
+  port: config.workerMetricsPort,
+  host: config.host,
+  redisUrl: config.redisUrl,
+  queuePrefix: config.queuePrefix,
+  logger,
 });
 
 // Workers block on Redis: BullMQ requires maxRetriesPerRequest null on their connection.
@@ -78,6 +94,7 @@ async function shutdown(signal: string) {
   logger.info({ signal }, "audit worker stopping: finishing active jobs");
   // close() waits for the jobs in progress; jobs not started stay in the queue for other workers.
   await worker.close();
+  await metricsServer.close();
   await pool.close();
   await closeHomepageAgents();
   connection.disconnect();

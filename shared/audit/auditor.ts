@@ -1,3 +1,4 @@
+import type { AuditQueueCounts } from "../metrics.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAudit } from "./types.ts";
 
@@ -9,5 +10,7 @@ import type { SiteAudit } from "./types.ts";
 export interface SiteAuditor {
   /** The audit, or null when `deadline` (epoch ms) passes first; the audit itself goes on. */
   audit(target: AuditTarget, deadline: number): Promise<SiteAudit | null>;
+  /** Jobs waiting, delayed and running now, for the queue gauges (metrics). */
+  queueCounts?(): Promise<AuditQueueCounts>;
   close(): Promise<void>;
 }

@@ -7,7 +7,10 @@ import type { SiteAudit } from "./types.ts";
  * Embedded mode (no Redis): audits run in this process, at most `concurrency` at a time, one per
  * place and URL however many searches ask; an audit outlives the search that stopped waiting.
  */
-export function createInProcessAuditor(run: RunAudit, options: { concurrency: number }): SiteAuditor {
+export function createInProcessAuditor(
+  run: RunAudit,
+  options: { concurrency: number },
+): SiteAuditor & Required<Pick<SiteAuditor, "queueCounts">> {
   const running = new Map<string, Promise<SiteAudit>>();
   const queue: (() => void)[] = [];
   let active = 0;
@@ -56,6 +59,9 @@ export function createInProcessAuditor(run: RunAudit, options: { concurrency: nu
       } finally {
         clearTimeout(timer);
       }
+    },
+    async queueCounts() {
+      return { waiting: queue.length, delayed: 0, active };
     },
     async close() {
       await Promise.allSettled(running.values());

@@ -29,6 +29,9 @@ export interface QueueSettings {
   prefix: string;
 }
 
+/** How long close() waits for BullMQ to close its connections. */
+const CLOSE_TIMEOUT_MS = 3_000;
+
 /** Job options: a finished job is kept a while so that a second search finds it done. */
 const JOB_OPTIONS = {
   attempts: 3,
@@ -50,6 +53,10 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
   const queue = new Queue<AuditJob>(SITE_AUDIT_QUEUE, { connection: producer, prefix: settings.prefix });
   const events = new QueueEvents(SITE_AUDIT_QUEUE, { connection: listener, prefix: settings.prefix });
   queue.on("error", () => {});
+  // Every audit being waited on holds one "closing" listener on the queue (BullMQ's
+  // waitUntilFinished, removed when it settles): a search waits on up to 25 at once, and several
+  // searches run at once, so Node's default of 10 would print a false leak warning.
+  queue.setMaxListeners(0);
   events.on("error", () => {});
   const ready = events.waitUntilReady();
 
@@ -62,7 +69,15 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
         country: target.country,
       });
       await ready;
-      const job = await queue.add(SITE_AUDIT_JOB, payload, { ...JOB_OPTIONS, jobId: auditJobId(target) });
+      let job: Awaited<ReturnType<typeof queue.add>>;
+      try {
+        job = await queue.add(SITE_AUDIT_JOB, payload, { ...JOB_OPTIONS, jobId: auditJobId(target) });
+      } catch {
+        // Redis unreachable (the producer fails fast): the check cannot run for this search. Answer
+        // like a check that ran out of budget, so the search says `truncated` instead of leaving
+        // the place out as if it had been checked and did not match.
+        return null;
+      }
       const wait = deadline - Date.now();
       if (wait <= 0) return null;
       try {
@@ -74,9 +89,26 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
       const audit = (await readAudits(settings.db, [target.placeId])).get(target.placeId);
       return audit && audit.url === target.url ? audit : null;
     },
+    async queueCounts() {
+      // BullMQ would wait for the connection; a scrape must not.
+      if (producer.status !== "ready") throw new Error(`Redis connection is ${producer.status}`);
+      const counts = await queue.getJobCounts("waiting", "delayed", "active");
+      return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
+    },
     async close() {
-      await events.close();
-      await queue.close();
+      // BullMQ waits for a connection before closing it: with Redis unreachable, forever. Bounded,
+      // so that a shutdown during a Redis outage still ends (and exits 0) instead of hanging.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        (async () => {
+          await events.close();
+          await queue.close();
+        })(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       producer.disconnect();
       listener.disconnect();
     },

@@ -97,6 +97,64 @@ export interface DraftsTable {
   created_at: Timestamp;
 }
 
+/** An RFC 7591 dynamically registered public client (no secret). */
+export interface OAuthClientsTable {
+  id: string;
+  client_name: string;
+  redirect_uris: Json<string[]>;
+  scope: string;
+  created_at: Timestamp;
+}
+
+/** An authorization request waiting on the consent page; only hashes of its secrets are kept. */
+export interface OAuthAuthorizationRequestsTable {
+  id: Generated<string>;
+  client_id: string;
+  redirect_uri: string;
+  scope: string;
+  state: string | null;
+  code_challenge: string;
+  resource: string | null;
+  csrf_token_hash: string;
+  browser_binding_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+/** One client's approved access to one workspace: the family of its codes and tokens. */
+export interface OAuthGrantsTable {
+  id: Generated<string>;
+  client_id: string;
+  workspace_id: string;
+  approved_with_api_key_id: string;
+  scope: string;
+  resource: string | null;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface OAuthAuthorizationCodesTable {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: "access" | "refresh";
+  scope: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  /** Set on a refresh token when it is rotated; presenting it again revokes the grant. */
+  used_at: NullableTimestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   members: MembersTable;
@@ -107,6 +165,11 @@ export interface Database {
   credit_purchases: CreditPurchasesTable;
   site_audits: SiteAuditsTable;
   drafts: DraftsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_authorization_requests: OAuthAuthorizationRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_authorization_codes: OAuthAuthorizationCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

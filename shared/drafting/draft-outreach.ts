@@ -3,12 +3,15 @@ import { debitBalance } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
 import type { Draft, DraftGenerator } from "./generator.ts";
 
 export interface DraftOutreachDeps {
   db: Db;
   generator: DraftGenerator;
+  /** Outcome and credits; optional (no metrics in some tests). */
+  metrics?: DraftMetrics;
 }
 
 export interface DraftOutcome extends Draft {
@@ -24,6 +27,35 @@ const DRAFT_COST = 1;
  * the transaction that stores it, so a failed generation or a 422 costs nothing.
  */
 export async function draftOutreach(
+  deps: DraftOutreachDeps,
+  workspaceId: string,
+  leadId: string,
+  requestedLocale: Language | undefined,
+): Promise<DraftOutcome> {
+  try {
+    const outcome = await produceDraft(deps, workspaceId, leadId, requestedLocale);
+    deps.metrics?.draftFinished("ok", deps.generator.name, DRAFT_COST);
+    return outcome;
+  } catch (error) {
+    const label = draftFailureLabel(error);
+    if (label) deps.metrics?.draftFinished(label, deps.generator.name, 0);
+    throw error;
+  }
+}
+
+/** An unknown lead (404) is not a draft that was attempted; the other failures are. */
+function draftFailureLabel(error: unknown): DraftOutcomeLabel | undefined {
+  if (!(error instanceof ApiError)) return "error";
+  switch (error.code) {
+    case "insufficient_audit_data":
+    case "insufficient_credits":
+    case "generation_failed":
+      return error.code;
+  }
+  return error.status >= 500 ? "error" : undefined;
+}
+
+async function produceDraft(
   deps: DraftOutreachDeps,
   workspaceId: string,
   leadId: string,

@@ -1,24 +1,16 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
 import { readAudits, readFreshAudits } from "../audit/cache.ts";
 import type { Db } from "../db/database.ts";
-import type { OutreachStatus } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import type { LeadSummary } from "../leads/leads.ts";
+import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
 import type { PlacesProvider } from "../places/types.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
 import { scanCandidates } from "./scan.ts";
 import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
 
-export interface SearchResultLead {
-  id: string;
-  place_id: string;
-  name: string;
-  category: string;
-  address: string | null;
-  website: string | null;
-  email: string | null;
-  outreach_status: OutreachStatus;
-  added_at: Date;
+export interface SearchResultLead extends LeadSummary {
   has_website: boolean;
   is_mobile_friendly: boolean | null;
   is_outdated: boolean | null;
@@ -42,10 +34,36 @@ export interface SearchDeps {
     warn(obj: object, msg: string): void;
     error(obj: object, msg: string): void;
   };
+  /** Outcome, credits and audit-cache counts; optional (no metrics in some tests). */
+  metrics?: SearchMetrics;
 }
 
 /** POST /v1/searches: scan, then charge only new places and save them, in that order. */
 export async function searchLeads(
+  deps: SearchDeps,
+  workspaceId: string,
+  request: SearchRequest,
+  signal?: AbortSignal,
+): Promise<SearchOutcome> {
+  try {
+    const outcome = await runSearch(deps, workspaceId, request, signal);
+    deps.metrics?.searchFinished(outcome.truncated ? "truncated" : "ok", outcome.credits_spent);
+    return outcome;
+  } catch (error) {
+    const label = searchFailureLabel(error);
+    if (label) deps.metrics?.searchFinished(label, 0);
+    throw error;
+  }
+}
+
+/** A request the client got wrong (400) is not a search that ran; 402 and server errors are. */
+function searchFailureLabel(error: unknown): SearchOutcomeLabel | undefined {
+  if (!(error instanceof ApiError)) return "error";
+  if (error.code === "insufficient_credits") return "insufficient_credits";
+  return error.status >= 500 ? "error" : undefined;
+}
+
+async function runSearch(
   deps: SearchDeps,
   workspaceId: string,
   request: SearchRequest,
@@ -68,7 +86,11 @@ export async function searchLeads(
   const scan = await scanCandidates(request, {
     places: deps.places,
     auditor: deps.auditor,
-    readFreshAudits: (sites) => readFreshAudits(deps.db, sites, new Date()),
+    readFreshAudits: async (sites) => {
+      const fresh = await readFreshAudits(deps.db, sites, new Date());
+      deps.metrics?.auditCacheLookups(fresh.size, sites.length - fresh.size);
+      return fresh;
+    },
     checkDeadline: started + deps.checkBudgetMs,
     logger: deps.logger,
     signal,

@@ -12,7 +12,7 @@ const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { se
   await app.register(leadsRoutes, { db: services.db });
   await app.register(creditsRoutes, { db: services.db });
   await app.register(outreachDraftRoutes, {
-    drafting: { db: services.db, generator: services.draftGenerator },
+    drafting: { db: services.db, generator: services.draftGenerator, metrics: services.metrics },
   });
   await app.register(searchesRoutes, {
     search: {
@@ -20,6 +20,7 @@ const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { se
       places: services.places,
       auditor: services.auditor,
       checkBudgetMs: services.config.searchCheckBudgetMs,
+      metrics: services.metrics,
     },
   });
 };

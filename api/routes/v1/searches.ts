@@ -12,7 +12,7 @@ const trimmedText = (field: string, max: number) =>
     .min(1, `${field} must not be empty`)
     .max(max, `${field} must be at most ${max} characters`);
 
-const searchRequestSchema = z
+export const searchRequestSchema = z
   .strictObject({
     queries: z
       .array(

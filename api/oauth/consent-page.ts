@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The server-rendered pages of the authorization endpoint. No script at all; the one style sheet
+ * is inline and allowed by its hash in the Content-Security-Policy, so nothing else can run.
+ */
+
+const STYLE = `
+:root { color-scheme: light; --ink: #1d2433; --muted: #5b6474; --line: #d9dee7; --accent: #1f5eff; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f3f5f9; }
+main { max-width: 34rem; margin: 3rem auto; padding: 2rem; background: #fff; border: 1px solid var(--line); border-radius: 12px; }
+h1 { font-size: 1.35rem; margin: 0 0 1rem; }
+p, ul { margin: 0 0 1rem; }
+ul { padding-left: 1.25rem; }
+.client { font-weight: 600; }
+.muted { color: var(--muted); font-size: 0.9rem; }
+.box { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1rem; background: #fafbfd; }
+.box p:last-child { margin-bottom: 0; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
+label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
+input[type=password] { width: 100%; padding: 0.6rem 0.7rem; font: inherit; border: 1px solid var(--line); border-radius: 6px; }
+.alert { color: #9b1c1c; background: #fdecec; border: 1px solid #f5c2c2; border-radius: 6px; padding: 0.5rem 0.75rem; }
+.actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; }
+button { font: inherit; padding: 0.6rem 1.4rem; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
+button.approve { background: var(--accent); border-color: var(--accent); color: #fff; font-weight: 600; }
+`;
+
+const STYLE_HASH = `sha256-${createHash("sha256").update(STYLE).digest("base64")}`;
+
+/** Names of the consent form's fields, shared with the route that reads them. */
+export const CONSENT_FORM = {
+  requestId: "request_id",
+  csrfToken: "csrf_token",
+  apiKey: "api_key",
+  decision: "decision",
+} as const;
+
+const SCOPE_MEANINGS: Record<string, string> = {
+  email: "email address",
+  profile: "basic profile",
+};
+
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+/**
+ * Headers of every page of the authorization endpoint: no framing (clickjacking), nothing but
+ * the hashed style, forms posting only here (and, since a browser checks form-action against
+ * the redirect that follows a submission, to the client's redirect URI).
+ */
+export function pageSecurityHeaders(redirectOrigin?: string): Record<string, string> {
+  const formAction = ["'self'", ...(redirectOrigin ? [redirectOrigin] : [])].join(" ");
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+    "content-security-policy": [
+      "default-src 'none'",
+      `style-src '${STYLE_HASH}'`,
+      `form-action ${formAction}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join("; "),
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export interface ConsentPageInput {
+  clientName: string;
+  redirectUri: string;
+  scopes: readonly string[];
+  requestId: string;
+  csrfToken: string;
+  /** Shown above the form after a refused key. */
+  error?: string;
+}
+
+export function renderConsentPage(input: ConsentPageInput): string {
+  const client = escapeHtml(input.clientName);
+  const redirectHost = escapeHtml(new URL(input.redirectUri).host);
+  const scopes = input.scopes
+    .map(
+      (scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(SCOPE_MEANINGS[scope] ?? scope)}</li>`,
+    )
+    .join("");
+  const error = input.error ? `<p class="alert" role="alert">${escapeHtml(input.error)}</p>` : "";
+  return layout(
+    `Connect ${input.clientName}`,
+    `<h1>Connect <span class="client">${client}</span> to a workspace</h1>
+<div class="box">
+<p><span class="client">${client}</span> asks for access to one workspace of the Lead Discovery API.
+After your answer you go back to <strong>${redirectHost}</strong>.</p>
+<p class="muted">The client chose its own name. Approve only if you started this from an app you trust and that address belongs to it.</p>
+</div>
+<p>If you approve, it can:</p>
+<ul>
+<li>list and read the workspace's saved leads and its credit balance;</li>
+<li>run searches and draft outreach emails, which <strong>spend the workspace's credits</strong>.</li>
+</ul>
+<p>Scopes requested <span class="muted">(recorded with the grant; this API shares no personal data)</span>:</p>
+<ul>${scopes}</ul>
+${error}
+<form method="post" action="authorize">
+<input type="hidden" name="${CONSENT_FORM.requestId}" value="${escapeHtml(input.requestId)}">
+<input type="hidden" name="${CONSENT_FORM.csrfToken}" value="${escapeHtml(input.csrfToken)}">
+<label for="api-key">Workspace API key</label>
+<input id="api-key" type="password" name="${CONSENT_FORM.apiKey}" required autocomplete="off" spellcheck="false" placeholder="ldk_…">
+<p class="muted">Paste a key of the workspace to connect. It is checked here and never given to ${client}.
+Access lasts until the app disconnects or that key is revoked.</p>
+<div class="actions">
+<button class="approve" type="submit" name="${CONSENT_FORM.decision}" value="approve">Approve</button>
+<button type="submit" name="${CONSENT_FORM.decision}" value="deny" formnovalidate>Deny</button>
+</div>
+</form>`,
+  );
+}
+
+export function renderErrorPage(title: string, message: string): string {
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p class="alert" role="alert">${escapeHtml(message)}</p>
+<p class="muted">Go back to the app you were connecting and start again.</p>`,
+  );
+}

@@ -1,0 +1,77 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Redis } from "ioredis";
+import { sql } from "kysely";
+import type { Db } from "../../shared/db/database.ts";
+import { ApiError } from "../../shared/errors.ts";
+import type { Metrics } from "../../shared/metrics.ts";
+
+export interface OperationsOptions {
+  metrics: Metrics;
+  db: Db;
+  redis: Redis | undefined;
+}
+
+/** A dependency that does not answer within this is as good as down for a load balancer. */
+const READINESS_TIMEOUT_MS = 2_000;
+
+async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${READINESS_TIMEOUT_MS} ms`)),
+      READINESS_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * For operators and load balancers, outside /v1: no authentication, no rate limit, not in the
+ * OpenAPI document. `/metrics` is Prometheus text; expose it to the scraper only (network policy).
+ */
+const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (app, { metrics, db, redis }) => {
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  });
+
+  // Liveness: the process answers. Nothing external is checked, so a database outage never
+  // gets healthy processes restarted.
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+
+  // Readiness: this node can serve requests (database, and Redis when configured, reachable).
+  app.get("/readyz", { schema: { hide: true } }, async (request) => {
+    const failures: string[] = [];
+    const probes: Promise<void>[] = [
+      withTimeout(sql`select 1`.execute(db), "the database").then(
+        () => {},
+        (error: unknown) => {
+          request.log.warn({ err: error }, "readiness: database unreachable");
+          failures.push("the database is unreachable");
+        },
+      ),
+    ];
+    if (redis) {
+      probes.push(
+        withTimeout(redis.ping(), "Redis").then(
+          () => {},
+          (error: unknown) => {
+            request.log.warn({ err: error }, "readiness: Redis unreachable");
+            failures.push("Redis is unreachable");
+          },
+        ),
+      );
+    }
+    await Promise.all(probes);
+    if (failures.length > 0) {
+      throw new ApiError("service_unavailable", `Not ready: ${failures.sort().join("; ")}.`);
+    }
+    return { status: "ready", checks: { database: "ok", redis: redis ? "ok" : "not_configured" } };
+  });
+};
+
+export default operationsRoutes;

@@ -1,0 +1,178 @@
+/**
+ * The real API server process (`node api/server.ts`) for tests that need what only a process has:
+ * its stdout (pino JSON logs), signals (SIGTERM) and its exit code. It listens on a free port
+ * (PORT 0) and is ready once Fastify logs the address it listens on.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SERVER_SCRIPT = "api/server.ts";
+
+export interface ServerLogLine {
+  stream: "stdout" | "stderr";
+  raw: string;
+  /** The parsed pino object; undefined for a line that is not JSON. */
+  json: Record<string, unknown> | undefined;
+}
+
+export interface ServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  readonly pid: number;
+  /** e.g. http://127.0.0.1:41234 */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly logs: readonly ServerLogLine[];
+  /** Settles when the process has exited and its output has been read to the end. */
+  readonly exited: Promise<ServerExit>;
+  kill(signal: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit. */
+  stop(graceMs?: number): Promise<ServerExit>;
+  /** Everything written to stdout and stderr, for greps and failure messages. */
+  output(): string;
+}
+
+/** Node 24 (type stripping): this process when it is one, else the repository's own node. */
+function nodeBinary(): string {
+  const major = Number(process.versions.node.split(".")[0]);
+  return major >= 24 ? process.execPath : `${REPO_ROOT}node_modules/.bin/node`;
+}
+
+const running = new Set<ServerProcess>();
+
+/**
+ * Starts the server with exactly `env` (plus PATH and HOME; nothing else of this process's
+ * environment leaks in), PORT 0 and HOST 127.0.0.1 unless given, and waits until it listens.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(nodeBinary(), [SERVER_SCRIPT], {
+    cwd: REPO_ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) {
+    const error = await new Promise<Error>((resolve) => child.once("error", resolve));
+    throw new Error(`could not start ${nodeBinary()}: ${error.message}`);
+  }
+  const pid = child.pid;
+  const logs: ServerLogLine[] = [];
+  const listeners = new Set<() => void>();
+
+  const record = (stream: "stdout" | "stderr", raw: string) => {
+    let json: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+        json = parsed as Record<string, unknown>;
+      }
+    } catch {
+      json = undefined;
+    }
+    logs.push({ stream, raw, json });
+    for (const listener of listeners) listener();
+  };
+  const collect = (stream: "stdout" | "stderr", source: NodeJS.ReadableStream) => {
+    let pending = "";
+    source.setEncoding("utf8");
+    source.on("data", (chunk: string) => {
+      pending += chunk;
+      let newline = pending.indexOf("\n");
+      while (newline >= 0) {
+        const raw = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (raw.trim() !== "") record(stream, raw);
+        newline = pending.indexOf("\n");
+      }
+    });
+    source.on("end", () => {
+      if (pending.trim() !== "") record(stream, pending);
+      pending = "";
+    });
+  };
+  if (child.stdout) collect("stdout", child.stdout);
+  if (child.stderr) collect("stderr", child.stderr);
+
+  let exit: ServerExit | null = null;
+  // "close" comes after both pipes ended: every line is in `logs` by then.
+  const exited = new Promise<ServerExit>((resolve) => {
+    child.once("close", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+      for (const listener of listeners) listener();
+    });
+  });
+  const output = () => logs.map((line) => `[${line.stream}] ${line.raw}`).join("\n");
+  const kill = (signal: NodeJS.Signals) => {
+    if (exit === null) child.kill(signal);
+  };
+
+  const listening = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/;
+  const address = await new Promise<{ baseUrl: string; port: number }>((resolve, reject) => {
+    const check = () => {
+      for (const line of logs) {
+        const match = typeof line.json?.msg === "string" ? listening.exec(line.json.msg) : null;
+        if (match?.[1] && match[2]) {
+          done();
+          resolve({ baseUrl: match[1], port: Number(match[2]) });
+          return;
+        }
+      }
+      if (exit) {
+        done();
+        reject(new Error(`the server exited (code ${exit.code}) before listening\n${output()}`));
+      }
+    };
+    const timer = setTimeout(() => {
+      done();
+      kill("SIGKILL");
+      reject(
+        new Error(`the server did not listen within ${options.readyTimeoutMs ?? 30_000} ms\n${output()}`),
+      );
+    }, options.readyTimeoutMs ?? 30_000);
+    const done = () => {
+      clearTimeout(timer);
+      listeners.delete(check);
+    };
+    listeners.add(check);
+    check();
+  });
+
+  const server: ServerProcess = {
+    pid,
+    ...address,
+    logs,
+    exited,
+    kill,
+    async stop(graceMs = 10_000) {
+      if (exit) return exit;
+      kill("SIGTERM");
+      const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+    output,
+  };
+  running.add(server);
+  void exited.then(() => running.delete(server));
+  return server;
+}
+
+// A test runner that exits with a server still running must not leave it behind.
+process.once("exit", () => {
+  for (const server of running) server.kill("SIGKILL");
+});

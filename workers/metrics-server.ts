@@ -1,0 +1,80 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
+import type { Metrics } from "../shared/metrics.ts";
+
+export interface WorkerMetricsOptions {
+  metrics: Metrics;
+  /** 0 picks a free port (logged). */
+  port: number;
+  host: string;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+}
+
+export interface WorkerMetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's own HTTP server for Prometheus (`GET /metrics`) and liveness (`GET /healthz`).
+ * The queue gauges read BullMQ's counts at each scrape, over a connection that fails fast, so a
+ * Redis outage leaves them empty instead of hanging the scrape.
+ */
+export async function startWorkerMetricsServer(options: WorkerMetricsOptions): Promise<WorkerMetricsServer> {
+  const { metrics, logger } = options;
+  const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  connection.on("error", () => {});
+  const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix: options.queuePrefix });
+  queue.on("error", () => {});
+  metrics.observeAuditQueue(async () => {
+    // BullMQ would wait for the connection; a scrape must not.
+    if (connection.status !== "ready") throw new Error(`Redis connection is ${connection.status}`);
+    const counts = await queue.getJobCounts("waiting", "delayed", "active");
+    return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
+  });
+
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (path === "/healthz") {
+      response.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      return;
+    }
+    if (path === "/metrics") {
+      metrics.scrape().then(
+        (text) => response.writeHead(200, { "content-type": metrics.contentType }).end(text),
+        (error: unknown) => {
+          logger.error({ err: error }, "metrics scrape failed");
+          response.writeHead(500).end();
+        },
+      );
+      return;
+    }
+    response.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, host: options.host }, "worker metrics listening on /metrics and /healthz");
+
+  return {
+    port,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
