@@ -9,6 +9,7 @@ import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
 import { createDatabase, type Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
+import type { DraftOutreachDeps } from "../shared/drafting/draft-outreach.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
 import {
@@ -23,6 +24,7 @@ import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts"
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
 import { createRateLimiter, type RateLimiter } from "../shared/rate-limits.ts";
+import type { SearchDeps } from "../shared/search/search-leads.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
 
 /** Everything the HTTP layer needs, built once from the config and closed once at shutdown. */
@@ -154,4 +156,20 @@ function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
       await pool.close();
     },
   };
+}
+
+/** What a search needs, for every caller (the /v1 route and the MCP tool). */
+export function searchDepsOf(services: Services): Omit<SearchDeps, "logger"> {
+  return {
+    db: services.db,
+    places: services.places,
+    auditor: services.auditor,
+    checkBudgetMs: services.config.searchCheckBudgetMs,
+    metrics: services.metrics,
+  };
+}
+
+/** What drafting needs, for every caller (the /v1 route and the MCP tool). */
+export function draftingDepsOf(services: Services): DraftOutreachDeps {
+  return { db: services.db, generator: services.draftGenerator, metrics: services.metrics };
 }

@@ -4,7 +4,7 @@ import { ApiError } from "../../shared/errors.ts";
 import { DEFAULT_SCOPE, oauthEndpoints } from "../../shared/oauth/metadata.ts";
 import { verifyAccessToken } from "../../shared/oauth/tokens.ts";
 import { createLeadMcpServer } from "../mcp/lead-tools.ts";
-import type { Services } from "../services.ts";
+import { draftingDepsOf, type Services, searchDepsOf } from "../services.ts";
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
@@ -55,14 +55,8 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
       principal,
       logger: request.log,
       rateLimiter: services.rateLimiter,
-      search: {
-        db: services.db,
-        places: services.places,
-        auditor: services.auditor,
-        checkBudgetMs: services.config.searchCheckBudgetMs,
-        metrics: services.metrics,
-      },
-      drafting: { db: services.db, generator: services.draftGenerator, metrics: services.metrics },
+      search: searchDepsOf(services),
+      drafting: draftingDepsOf(services),
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { Services } from "../../services.ts";
+import { draftingDepsOf, type Services, searchDepsOf } from "../../services.ts";
 import creditsRoutes from "./credits.ts";
 import leadsRoutes from "./leads.ts";
 import outreachDraftRoutes from "./outreach-drafts.ts";
@@ -11,18 +11,8 @@ const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { se
   app.addHook("onRequest", app.enforceRateLimit);
   await app.register(leadsRoutes, { db: services.db });
   await app.register(creditsRoutes, { db: services.db });
-  await app.register(outreachDraftRoutes, {
-    drafting: { db: services.db, generator: services.draftGenerator, metrics: services.metrics },
-  });
-  await app.register(searchesRoutes, {
-    search: {
-      db: services.db,
-      places: services.places,
-      auditor: services.auditor,
-      checkBudgetMs: services.config.searchCheckBudgetMs,
-      metrics: services.metrics,
-    },
-  });
+  await app.register(outreachDraftRoutes, { drafting: draftingDepsOf(services) });
+  await app.register(searchesRoutes, { search: searchDepsOf(services) });
 };
 
 export default v1Routes;
