@@ -154,6 +154,22 @@ export function parseDraftContent(content: string | null | undefined, givenKeys:
   return { subject, body, facts_used: factsUsed };
 }
 
+/**
+ * The email must name the business and be signed with the sender's name (or its placeholder):
+ * a model that drops either produced something the client cannot send as it is.
+ */
+export function checkDraftAddressing(draft: Draft, request: DraftRequest): void {
+  const name = singleLine(request.business.name);
+  const text = `${draft.subject}\n${draft.body}`.toLocaleLowerCase();
+  if (name !== null && !text.includes(name.toLocaleLowerCase())) {
+    throw new UnusableDraftError("the draft does not name the business");
+  }
+  const [senderLine] = signatureLines(request.sender, request.locale);
+  if (senderLine !== undefined && !draft.body.includes(senderLine)) {
+    throw new UnusableDraftError("the draft is not signed with the sender's name");
+  }
+}
+
 export function createLlmGenerator(options: LlmGeneratorOptions): DraftGenerator {
   if (options.apiKey.trim() === "") throw new Error("createLlmGenerator: apiKey is empty");
   if (options.model.trim() === "") throw new Error("createLlmGenerator: model is empty");
@@ -211,7 +227,9 @@ export function createLlmGenerator(options: LlmGeneratorOptions): DraftGenerator
         if (choice === undefined) throw new UnusableDraftError("no choice in the completion");
         if (choice.message.refusal) throw new UnusableDraftError("the model refused");
         if (choice.finish_reason === "length") throw new UnusableDraftError("the answer was cut off");
-        return parseDraftContent(choice.message.content, givenKeys);
+        const draft = parseDraftContent(choice.message.content, givenKeys);
+        checkDraftAddressing(draft, request);
+        return draft;
       } catch (error) {
         return fail(error instanceof UnusableDraftError ? error.message : "unreadable completion", error);
       }

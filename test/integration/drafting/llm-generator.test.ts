@@ -44,6 +44,10 @@ const FACTS: VerifiedFact[] = [
   { key: "stale_copyright", details: { copyright_year: 2016 } },
 ];
 
+/** A usable answer: names the business and is signed with the sender's name, as the drafter requires. */
+const SIGNED_BODY =
+  "Hello,\n\nA note about Maple Leaf Plumbing.\n\nBest regards,\nClaire Dubois\nPixel & Pine Studio";
+
 function request(locale: "en" | "fr", facts: VerifiedFact[] = FACTS): DraftRequest {
   return {
     locale,
@@ -186,13 +190,13 @@ describe("LLM drafter through the openai SDK", () => {
     fake.respondWith((_recorded, index) =>
       index === 0
         ? { kind: "status", status: 503, retryAfterMs: 10 }
-        : { kind: "json", value: { subject: "Hello", body: "Body", facts_used: ["stale_copyright"] } },
+        : { kind: "json", value: { subject: "Hello", body: SIGNED_BODY, facts_used: ["stale_copyright"] } },
     );
     const { llm } = generator();
 
     await expect(llm.generate(request("en"))).resolves.toEqual({
       subject: "Hello",
-      body: "Body",
+      body: SIGNED_BODY,
       facts_used: ["stale_copyright"],
     });
     expect(fake.requests).toHaveLength(2);
@@ -326,7 +330,7 @@ describe("LLM drafter through the openai SDK", () => {
     expect(facts.map((fact) => fact.key)).toEqual(["stale_copyright", "legacy_site_tech"]);
     fake.respondWith({
       kind: "json",
-      value: { subject: "Hello", body: "Body", facts_used: ["stale_copyright", "legacy_site_tech"] },
+      value: { subject: "Hello", body: SIGNED_BODY, facts_used: ["stale_copyright", "legacy_site_tech"] },
     });
     const { llm } = generator();
 
@@ -355,6 +359,20 @@ describe("LLM drafter through the openai SDK", () => {
   });
 });
 
+describe("LLM drafter: addressing", () => {
+  it.each([
+    ["does not name the business", { subject: "Hello", body: "Hello,\n\nBest regards,\nClaire Dubois" }],
+    [
+      "is not signed with the sender's name",
+      { subject: "Maple Leaf Plumbing", body: "Hello,\n\nBest regards" },
+    ],
+  ])("fails with generation_failed when the draft %s", async (_case, answer) => {
+    fake.respondWith({ kind: "json", value: { ...answer, facts_used: ["stale_copyright"] } });
+    const { llm } = generator();
+    await expectGenerationFailed(llm.generate(request("en")));
+  });
+});
+
 describe("createDraftGenerator", () => {
   it("uses the template drafter when no LLM is configured, the LLM drafter when one is", async () => {
     expect(createDraftGenerator({}).name).toBe("template");
@@ -362,7 +380,7 @@ describe("createDraftGenerator", () => {
 
     fake.respondWith({
       kind: "json",
-      value: { subject: "Hi", body: "Body", facts_used: ["no_mobile_viewport"] },
+      value: { subject: "Hi", body: SIGNED_BODY, facts_used: ["no_mobile_viewport"] },
     });
     const llm = createDraftGenerator({ openai: { apiKey: "test-key", baseURL: fake.baseURL, model: MODEL } });
     expect(llm.name).toBe("llm");

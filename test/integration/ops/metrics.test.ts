@@ -291,14 +291,15 @@ describe("drafts by outcome and generator", () => {
     });
     try {
       const ws = await createWorkspace(llm.app);
+      const placeId = unique("metrics-llm");
       const [leadId] = await seedLeads(llm.database.db, ws.workspaceId, [
-        { place_id: unique("metrics-llm"), user_rating_count: 2 },
+        { place_id: placeId, user_rating_count: 2 },
       ]);
       const before = await scrape(llm.app);
       openai.respondWith({
         kind: "json",
         value: {
-          subject: "A quick note",
+          subject: `A quick note for Business ${placeId}`,
           body: "Hello,\nYour business has few reviews online.\nBest regards,\n[Your name]\n[Your company]",
           facts_used: ["low_review_count"],
         },
