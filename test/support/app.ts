@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../api/app.ts";
 import { createServices, type ServiceOverrides, type Services } from "../../api/services.ts";
 import { type Config, loadConfig } from "../../shared/config.ts";
+import type { Db } from "../../shared/db/database.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
@@ -15,25 +16,50 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface SiblingApp {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  /** Closes the app and its services; the database stays open (its owner closes it). */
+  close(): Promise<void>;
+}
+
+/**
+ * One more app (one more "API node") on an existing database, with its own config: its own rate
+ * limiter, provider and settings. Starting PGlite again would cost seconds; sharing it is free.
+ */
+export async function startSiblingApp(
+  db: Db,
+  env: Record<string, string> = {},
+  overrides: Omit<ServiceOverrides, "db"> = {},
+): Promise<SiblingApp> {
+  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
+  const services = await createServices(config, createLogger("silent", "test"), { ...overrides, db });
+  const app = await buildApp({ services });
+  await app.ready();
+  return {
+    app,
+    services,
+    config,
+    async close() {
+      await app.close();
+      await services.close();
+    },
+  };
+}
+
 /** The real app on a database of its own, driven with `inject` (Fastify's own HTTP simulation). */
 export async function startTestApp(
   env: Record<string, string> = {},
   overrides: Omit<ServiceOverrides, "db"> = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
-  const logger = createLogger("silent", "test");
-  const services = await createServices(config, logger, { ...overrides, db: database.db });
-  const app = await buildApp({ services });
-  await app.ready();
+  const sibling = await startSiblingApp(database.db, env, overrides);
   return {
-    app,
-    services,
+    ...sibling,
     database,
-    config,
     async close() {
-      await app.close();
-      await services.close();
+      await sibling.close();
       await database.close();
     },
   };

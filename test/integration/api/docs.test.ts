@@ -1,11 +1,6 @@
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../api/app.ts";
-import { createServices } from "../../../api/services.ts";
-import { loadConfig } from "../../../shared/config.ts";
 import { errorStatus } from "../../../shared/errors.ts";
-import { createLogger } from "../../../shared/logger.ts";
-import { ADMIN_TOKEN, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { createWorkspace, startSiblingApp, startTestApp, type TestApp } from "../../support/app.ts";
 
 /** The error table of the spec, plus DESIGN.md's cross-origin refusal. */
 const ERROR_CODES = [
@@ -49,18 +44,14 @@ afterAll(() => t?.close());
 
 /** A second app on the same database with its own config. */
 async function docsWith(env: Record<string, string>): Promise<{ markdown: string; openapi: unknown }> {
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
-  const services = await createServices(config, createLogger("silent", "test"), { db: t.database.db });
-  let app: FastifyInstance | undefined;
+  const sibling = await startSiblingApp(t.database.db, env);
   try {
-    app = await buildApp({ services });
-    const docs = await app.inject({ url: "/v1/docs" });
+    const docs = await sibling.app.inject({ url: "/v1/docs" });
     expect(docs.statusCode).toBe(200);
-    const openapi = await app.inject({ url: "/openapi.json" });
+    const openapi = await sibling.app.inject({ url: "/openapi.json" });
     return { markdown: docs.body, openapi: openapi.json() };
   } finally {
-    await app?.close();
-    await services.close();
+    await sibling.close();
   }
 }
 

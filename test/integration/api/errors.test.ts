@@ -4,17 +4,14 @@
  * -> body size (413) -> validation (400) -> lead lookup (404 lead_not_found) -> credits (402).
  */
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../api/app.ts";
-import { createServices, type ServiceOverrides, type Services } from "../../../api/services.ts";
-import { loadConfig } from "../../../shared/config.ts";
-import { createLogger } from "../../../shared/logger.ts";
+import type { ServiceOverrides } from "../../../api/services.ts";
 import {
-  ADMIN_TOKEN,
   adminRequest,
   createWorkspace,
+  startSiblingApp,
   startTestApp,
   type TestApp,
   type TestWorkspace,
@@ -28,30 +25,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** A second app on the same database with its own config (own rate limiter). */
-async function startSibling(
-  env: Record<string, string>,
-  overrides: Omit<ServiceOverrides, "db"> = {},
-): Promise<{
-  app: FastifyInstance;
-  services: Services;
-  close(): Promise<void>;
-}> {
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
-  const services = await createServices(config, createLogger("silent", "test"), {
-    ...overrides,
-    db: t.database.db,
-  });
-  const app = await buildApp({ services });
-  await app.ready();
-  return {
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
-}
+const startSibling = (env: Record<string, string>, overrides: Omit<ServiceOverrides, "db"> = {}) =>
+  startSiblingApp(t.database.db, env, overrides);
 
 const BODY_LIMIT = 16 * 1024;
 const LEAD_ID = "7d444840-9dc0-41d1-b245-5ffdce74fad2";

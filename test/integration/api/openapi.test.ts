@@ -1,16 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../api/app.ts";
-import { createServices, type Services } from "../../../api/services.ts";
-import { loadConfig } from "../../../shared/config.ts";
-import { createLogger } from "../../../shared/logger.ts";
 import {
-  ADMIN_TOKEN,
   adminRequest,
   createWorkspace,
+  startSiblingApp,
   startTestApp,
   type TestApp,
   type TestWorkspace,
@@ -49,22 +44,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** A second app on the same database with its own config. */
-async function startSibling(
-  env: Record<string, string>,
-): Promise<{ app: FastifyInstance; services: Services; close(): Promise<void> }> {
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
-  const services = await createServices(config, createLogger("silent", "test"), { db: t.database.db });
-  const app = await buildApp({ services });
-  await app.ready();
-  return {
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
-}
+const startSibling = (env: Record<string, string>) => startSiblingApp(t.database.db, env);
 
 /** Follows local `#/components/...` references. */
 function resolve(schema: Json): Json {

@@ -8,14 +8,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../api/app.ts";
-import { createServices, type Services } from "../../../api/services.ts";
-import { loadConfig } from "../../../shared/config.ts";
-import { createLogger } from "../../../shared/logger.ts";
+import type { Services } from "../../../api/services.ts";
 import {
-  ADMIN_TOKEN,
   adminRequest,
   createWorkspace,
+  startSiblingApp,
   startTestApp,
   type TestApp,
   type TestWorkspace,
@@ -35,27 +32,8 @@ interface Node {
 }
 
 /** One more API node on `t`'s database, configured by `env`, with the rate-limit key prefix given. */
-async function startNode(
-  t: TestApp,
-  env: Record<string, string>,
-  rateLimitKeyPrefix?: string,
-): Promise<Node> {
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
-  const services = await createServices(config, createLogger("silent", "test"), {
-    db: t.database.db,
-    ...(rateLimitKeyPrefix ? { rateLimitKeyPrefix } : {}),
-  });
-  const app = await buildApp({ services });
-  await app.ready();
-  return {
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
-}
+const startNode = (t: TestApp, env: Record<string, string>, rateLimitKeyPrefix?: string): Promise<Node> =>
+  startSiblingApp(t.database.db, env, rateLimitKeyPrefix ? { rateLimitKeyPrefix } : {});
 
 async function secondKey(app: FastifyInstance, ws: TestWorkspace): Promise<{ authorization: string }> {
   const response = await adminRequest(app, "POST", `/admin/workspaces/${ws.workspaceId}/api-keys`, {
