@@ -3,18 +3,15 @@
  * its stdout (pino JSON logs), signals (SIGTERM) and its exit code. It listens on a free port
  * (PORT 0) and is ready once Fastify logs the address it listens on.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { collectLogLines, type ProcessLogLine } from "./process-logs.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SERVER_SCRIPT = "api/server.ts";
 
-export interface ServerLogLine {
-  stream: "stdout" | "stderr";
-  raw: string;
-  /** The parsed pino object; undefined for a line that is not JSON. */
-  json: Record<string, unknown> | undefined;
-}
+export type ServerLogLine = ProcessLogLine;
 
 export interface ServerExit {
   code: number | null;
@@ -72,39 +69,10 @@ export async function startServerProcess(
   const logs: ServerLogLine[] = [];
   const listeners = new Set<() => void>();
 
-  const record = (stream: "stdout" | "stderr", raw: string) => {
-    let json: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-        json = parsed as Record<string, unknown>;
-      }
-    } catch {
-      json = undefined;
-    }
-    logs.push({ stream, raw, json });
+  collectLogLines(child, (line) => {
+    logs.push(line);
     for (const listener of listeners) listener();
-  };
-  const collect = (stream: "stdout" | "stderr", source: NodeJS.ReadableStream) => {
-    let pending = "";
-    source.setEncoding("utf8");
-    source.on("data", (chunk: string) => {
-      pending += chunk;
-      let newline = pending.indexOf("\n");
-      while (newline >= 0) {
-        const raw = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        if (raw.trim() !== "") record(stream, raw);
-        newline = pending.indexOf("\n");
-      }
-    });
-    source.on("end", () => {
-      if (pending.trim() !== "") record(stream, pending);
-      pending = "";
-    });
-  };
-  if (child.stdout) collect("stdout", child.stdout);
-  if (child.stderr) collect("stderr", child.stderr);
+  });
 
   let exit: ServerExit | null = null;
   // "close" comes after both pipes ended: every line is in `logs` by then.

@@ -6,8 +6,10 @@
  * Every process started here is remembered until it exits: `stopAllWorkers()` (afterEach /
  * afterAll) ends the ones a failed test left behind, and an exit hook SIGKILLs any survivor.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { collectLogLines } from "./process-logs.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER_SCRIPT = "workers/audit-worker.ts";
@@ -113,34 +115,7 @@ export async function startAuditWorker(
     });
   });
 
-  const collect = (stream: "stdout" | "stderr", source: NodeJS.ReadableStream) => {
-    let pending = "";
-    source.setEncoding("utf8");
-    source.on("data", (chunk: string) => {
-      pending += chunk;
-      let newline = pending.indexOf("\n");
-      while (newline >= 0) {
-        const raw = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        if (raw.trim() !== "") record(stream, raw);
-        newline = pending.indexOf("\n");
-      }
-    });
-    source.on("end", () => {
-      if (pending.trim() !== "") record(stream, pending);
-      pending = "";
-    });
-  };
-  const record = (stream: "stdout" | "stderr", raw: string) => {
-    let json: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-        json = parsed as Record<string, unknown>;
-      }
-    } catch {
-      json = undefined;
-    }
+  collectLogLines(child, ({ stream, raw, json }) => {
     const line: WorkerLogLine = {
       stream,
       raw,
@@ -149,9 +124,7 @@ export async function startAuditWorker(
     };
     logs.push(line);
     for (const listener of listeners) listener(line);
-  };
-  if (child.stdout) collect("stdout", child.stdout);
-  if (child.stderr) collect("stderr", child.stderr);
+  });
 
   const output = () => logs.map((line) => `[${name} ${line.stream}] ${line.raw}`).join("\n");
 
