@@ -364,6 +364,20 @@ export interface SyntheticPlacesOptions {
 }
 
 /** `count` distinct places in Google's shape, all fields the provider asks for filled in. */
+/** One US business in Google's JSON shape, with the given website (none when null). */
+export function googlePlace(id: string, website: string | null): GooglePlaceJson {
+  return {
+    id,
+    displayName: { text: `Business ${id}` },
+    formattedAddress: "1 Main St, Springfield, US",
+    addressComponents: [{ longText: "United States", shortText: "US", types: ["country", "political"] }],
+    ...(website ? { websiteUri: website } : {}),
+    rating: 4.5,
+    userRatingCount: 40,
+    primaryTypeDisplayName: { text: "Plumber" },
+  };
+}
+
 export function syntheticPlaces(count: number, options?: SyntheticPlacesOptions): GooglePlaceJson[] {
   const prefix = options?.prefix ?? "synthetic";
   const country = options?.country ?? "CA";

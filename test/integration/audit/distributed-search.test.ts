@@ -19,7 +19,7 @@ import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from 
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
 import {
   type FakeGooglePlacesServer,
-  type GooglePlaceJson,
+  googlePlace,
   startFakeGooglePlaces,
 } from "../../support/fake-google-places.ts";
 import {
@@ -53,18 +53,7 @@ async function waitFor<T>(
   }
 }
 
-function place(id: string, website: string | null): GooglePlaceJson {
-  return {
-    id,
-    displayName: { text: `Business ${id}` },
-    formattedAddress: "1 Main St, Springfield, US",
-    addressComponents: [{ longText: "United States", shortText: "US", types: ["country", "political"] }],
-    ...(website ? { websiteUri: website } : {}),
-    rating: 4.5,
-    userRatingCount: 40,
-    primaryTypeDisplayName: { text: "Plumber" },
-  };
-}
+const place = googlePlace;
 
 interface SearchBody {
   results: { place_id: string; is_mobile_friendly: boolean | null; is_outdated: boolean | null }[];

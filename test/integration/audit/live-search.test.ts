@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import {
   type FakeGooglePlacesServer,
-  type GooglePlaceJson,
+  googlePlace,
   startFakeGooglePlaces,
 } from "../../support/fake-google-places.ts";
 import {
@@ -16,18 +16,7 @@ let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 let t: TestApp;
 
-function place(id: string, website: string | null): GooglePlaceJson {
-  return {
-    id,
-    displayName: { text: `Business ${id}` },
-    formattedAddress: `1 Main St, Springfield, US`,
-    addressComponents: [{ longText: "United States", shortText: "US", types: ["country", "political"] }],
-    ...(website ? { websiteUri: website } : {}),
-    rating: 4.5,
-    userRatingCount: 40,
-    primaryTypeDisplayName: { text: "Plumber" },
-  };
-}
+const place = googlePlace;
 
 beforeAll(async () => {
   places = await startFakeGooglePlaces();

@@ -14,7 +14,7 @@ import { createWorkspace, startTestApp, type TestApp } from "../../support/app.t
 import { createTestDatabase } from "../../support/database.ts";
 import {
   type FakeGooglePlacesServer,
-  type GooglePlaceJson,
+  googlePlace,
   startFakeGooglePlaces,
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
@@ -100,18 +100,7 @@ let openai: FakeOpenAiServer;
 /** Embedded mode as deployed: template drafter, in-process audits, Google Places over HTTP. */
 let t: TestApp;
 
-function placeAt(id: string, website: string | null, userRatingCount = 40): GooglePlaceJson {
-  return {
-    id,
-    displayName: { text: `Business ${id}` },
-    formattedAddress: "1 Main St, Ottawa, Canada",
-    addressComponents: [{ longText: "United States", shortText: "US", types: ["country", "political"] }],
-    ...(website ? { websiteUri: website } : {}),
-    rating: 4.5,
-    userRatingCount,
-    primaryTypeDisplayName: { text: "Trade" },
-  };
-}
+const placeAt = googlePlace;
 
 const search = (app: FastifyInstance, auth: Record<string, string>, payload: object) =>
   app.inject({ method: "POST", url: "/v1/searches", headers: auth, payload });
