@@ -103,7 +103,13 @@ export async function createOwnedPostgres(): Promise<OwnedPostgres> {
   const clusterPids = async (): Promise<number[]> => {
     const pid = await postmasterPid();
     const { stdout } = await exec("ps", ["-o", "pid=", "--ppid", String(pid)]).catch(() => ({ stdout: "" }));
-    return [pid, ...stdout.split("\n").map(Number).filter((n) => n > 0)];
+    return [
+      pid,
+      ...stdout
+        .split("\n")
+        .map(Number)
+        .filter((n) => n > 0),
+    ];
   };
   const signalCluster = async (signal: NodeJS.Signals) => {
     for (const pid of await clusterPids()) {
