@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
-import { readAudits } from "./cache.ts";
+import { readCurrentAudits } from "./cache.ts";
 
 export const SITE_AUDIT_QUEUE = "site-audit";
 export const SITE_AUDIT_JOB = "audit-homepage";
@@ -86,8 +86,8 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
         if (error instanceof Error && /timed out/i.test(error.message)) return null;
         throw error;
       }
-      const audit = (await readAudits(settings.db, [target.placeId])).get(target.placeId);
-      return audit && audit.url === target.url ? audit : null;
+      const audits = await readCurrentAudits(settings.db, [{ placeId: target.placeId, website: target.url }]);
+      return audits.get(target.placeId) ?? null;
     },
     async queueCounts() {
       // BullMQ would wait for the connection; a scrape must not.

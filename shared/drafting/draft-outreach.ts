@@ -1,8 +1,9 @@
-import { readAudits } from "../audit/cache.ts";
+import { readCurrentAudits } from "../audit/cache.ts";
 import { debitBalance } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { markLeadDrafted } from "../leads/leads.ts";
 import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
 import type { Draft, DraftGenerator } from "./generator.ts";
@@ -92,9 +93,9 @@ async function produceDraft(
     );
   }
 
-  const cached = lead.website ? (await readAudits(db, [lead.place_id])).get(lead.place_id) : undefined;
-  // An audit of a website the place no longer lists says nothing about the business today.
-  const audit = cached && cached.url === lead.website ? cached : null;
+  const audit =
+    (await readCurrentAudits(db, [{ placeId: lead.place_id, website: lead.website }])).get(lead.place_id) ??
+    null;
   const factInput = {
     place: {
       name: lead.name,
@@ -134,13 +135,7 @@ async function produceDraft(
         facts_used: JSON.stringify(draft.facts_used),
       })
       .execute();
-    // A lead already marked sent or skipped keeps that state.
-    await trx
-      .updateTable("leads")
-      .set({ outreach_status: "drafted" })
-      .where("id", "=", lead.id)
-      .where("outreach_status", "=", "new")
-      .execute();
+    await markLeadDrafted(trx, lead.id);
   });
   return { ...draft, generator: deps.generator.name, locale };
 }

@@ -1,7 +1,9 @@
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
+import { readCurrentAudits } from "../audit/cache.ts";
 import type { AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
-import type { OutreachStatus } from "../db/schema.ts";
+import type { Database, OutreachStatus } from "../db/schema.ts";
+import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
 
 export interface LeadSummary {
@@ -69,25 +71,24 @@ export async function listLeads(
   };
 }
 
-/** The lead with its website flags from the newest cached audit of its place; null if not this workspace's. */
+/** The lead with its website flags from the cached audit of its current website; null if not this workspace's. */
 export async function findLeadDetail(
   db: Db,
   workspaceId: string,
   leadId: string,
 ): Promise<LeadDetail | null> {
-  const row = await db
+  const summary = await db
     .selectFrom("leads")
     .innerJoin("places", "places.place_id", "leads.place_id")
-    .leftJoin("site_audits", (join) =>
-      join.onRef("site_audits.place_id", "=", "leads.place_id").on("site_audits.outcome", "=", "ok"),
-    )
-    .select([...summaryColumns, "site_audits.signals"])
+    .select(summaryColumns)
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.id", "=", leadId)
     .executeTakeFirst();
-  if (!row) return null;
-  const { signals, ...summary } = row;
-  return { ...summary, ...websiteFlags(summary.website, signals ?? null) };
+  if (!summary) return null;
+  const audit = (await readCurrentAudits(db, [{ placeId: summary.place_id, website: summary.website }])).get(
+    summary.place_id,
+  );
+  return { ...summary, ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null) };
 }
 
 export function websiteFlags(website: string | null, signals: AuditSignals | null) {
@@ -97,4 +98,82 @@ export function websiteFlags(website: string | null, signals: AuditSignals | nul
     outdated_website_flag: website === null ? null : (signals?.outdated_website ?? null),
     last_media_year: website === null ? null : (signals?.last_media_year ?? null),
   };
+}
+
+export interface SavedLead {
+  id: string;
+  place_id: string;
+  email: string | null;
+  outreach_status: OutreachStatus;
+  added_at: Date;
+}
+
+const savedLeadColumns = [
+  "leads.id",
+  "leads.place_id",
+  "leads.email",
+  "leads.outreach_status",
+  "leads.added_at",
+] as const;
+
+/** Saves these places as leads; a place already saved keeps its lead (same id, same added_at). */
+export async function insertLeads(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  placeIds: readonly string[],
+): Promise<void> {
+  if (placeIds.length === 0) return;
+  await trx
+    .insertInto("leads")
+    .values(placeIds.map((placeId) => ({ workspace_id: workspaceId, place_id: placeId })))
+    .onConflict((oc) => oc.columns(["workspace_id", "place_id"]).doNothing())
+    .execute();
+}
+
+/** The workspace's leads of these places, keyed by place id. */
+export async function findLeadsOfPlaces(
+  db: Db | Transaction<Database>,
+  workspaceId: string,
+  placeIds: readonly string[],
+): Promise<Map<string, SavedLead>> {
+  if (placeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("leads")
+    .select(savedLeadColumns)
+    .where("leads.workspace_id", "=", workspaceId)
+    .where("leads.place_id", "in", [...placeIds])
+    .execute();
+  return new Map(rows.map((row) => [row.place_id, row]));
+}
+
+/** Like `findLeadsOfPlaces`, with each lead's stored place data (to tell whether a search changed it). */
+export async function findLeadsWithPlaces(
+  db: Db,
+  workspaceId: string,
+  placeIds: readonly string[],
+): Promise<Map<string, { lead: SavedLead; place: PlaceData }>> {
+  if (placeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("leads")
+    .innerJoin("places", "places.place_id", "leads.place_id")
+    .select([...savedLeadColumns, ...PLACE_DATA_SELECTION])
+    .where("leads.workspace_id", "=", workspaceId)
+    .where("leads.place_id", "in", [...placeIds])
+    .execute();
+  return new Map(
+    rows.map(({ id, place_id, email, outreach_status, added_at, ...data }) => [
+      place_id,
+      { lead: { id, place_id, email, outreach_status, added_at }, place: { place_id, ...data } },
+    ]),
+  );
+}
+
+/** A produced draft moves a `new` lead to `drafted`; a lead already sent or skipped keeps its state. */
+export async function markLeadDrafted(trx: Transaction<Database>, leadId: string): Promise<void> {
+  await trx
+    .updateTable("leads")
+    .set({ outreach_status: "drafted" })
+    .where("id", "=", leadId)
+    .where("outreach_status", "=", "new")
+    .execute();
 }

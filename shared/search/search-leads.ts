@@ -1,5 +1,5 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
-import { readAudits, readFreshAudits } from "../audit/cache.ts";
+import { readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
@@ -97,19 +97,16 @@ async function runSearch(
   });
 
   const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches);
-  const audits = await readAudits(
+  const audits = await readCurrentAudits(
     deps.db,
-    scan.matches.filter((m) => m.candidate.website !== null).map((m) => m.candidate.placeId),
+    scan.matches.map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
   );
 
   const results = scan.matches.map(({ candidate, category }): SearchResultLead => {
     const lead = leads.get(candidate.placeId);
     if (!lead) throw new Error(`lead for ${candidate.placeId} was not saved`);
     const audit = audits.get(candidate.placeId);
-    const signals =
-      candidate.website !== null && audit?.outcome === "ok" && audit.url === candidate.website
-        ? audit.signals
-        : null;
+    const signals = audit?.outcome === "ok" ? audit.signals : null;
     return {
       id: lead.id,
       place_id: candidate.placeId,

@@ -174,6 +174,30 @@ describe("GET /v1/leads/{id}", () => {
     });
   });
 
+  it("ignores an audit of a website the place no longer lists", async () => {
+    const workspace = await createWorkspace(t.app);
+    const placeId = `moved-${workspace.workspaceId}`;
+    const [leadId] = await seedLeads(t.database.db, workspace.workspaceId, [{ place_id: placeId }]);
+    await t.database.db
+      .insertInto("site_audits")
+      .values({
+        place_id: placeId,
+        url: `https://old-${placeId}.example`,
+        outcome: "ok",
+        failure: null,
+        signals: JSON.stringify({ not_mobile_friendly: true, outdated_website: true, last_media_year: 2015 }),
+        evidence: JSON.stringify({}),
+      })
+      .execute();
+    const response = await t.app.inject({ url: `/v1/leads/${leadId}`, headers: workspace.auth });
+    expect(response.json()).toMatchObject({
+      no_website_flag: false,
+      not_mobile_friendly_flag: null,
+      outdated_website_flag: null,
+      last_media_year: null,
+    });
+  });
+
   it("answers 400 for a non-uuid id and 404 lead_not_found for another workspace's lead", async () => {
     const a = await createWorkspace(t.app);
     const b = await createWorkspace(t.app);

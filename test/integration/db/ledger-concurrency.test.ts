@@ -9,7 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Db } from "../../../shared/db/database.ts";
 import { isApiError } from "../../../shared/errors.ts";
-import { chargeAndSaveLeads, type SavedLead } from "../../../shared/search/save.ts";
+import type { SavedLead } from "../../../shared/leads/leads.ts";
+import { chargeAndSaveLeads } from "../../../shared/search/save.ts";
 import type { ScannedPlace } from "../../../shared/search/scan.ts";
 import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
 import {
