@@ -1,22 +1,23 @@
 import closeWithGrace from "close-with-grace";
-import { ConfigError, loadConfig } from "../shared/config.ts";
+import { loadConfigOrExit } from "../shared/config.ts";
+import { StartupError } from "../shared/db/startup.ts";
 import { createLogger } from "../shared/logger.ts";
 import { buildApp } from "./app.ts";
-import { createServices } from "./services.ts";
+import { createServices, type Services } from "./services.ts";
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
-
+const config = loadConfigOrExit(process.env);
 const logger = createLogger(config.logLevel, "api");
-const services = await createServices(config, logger);
+
+let services: Services;
+try {
+  services = await createServices(config, logger);
+} catch (error) {
+  // A dependency that never came up, or a data folder in use: one line saying why, exit 1, so that
+  // a supervisor shows the reason instead of a stack trace.
+  if (!(error instanceof StartupError)) throw error;
+  logger.fatal({ reason: error.message }, `cannot start: ${error.message}`);
+  process.exit(1);
+}
 const app = await buildApp({ services, logger });
 
 // SIGTERM: stop accepting, let in-flight requests (a waiting search included) answer, then close pools.

@@ -7,8 +7,9 @@ import { createQueueAuditor } from "../shared/audit/queue.ts";
 import { auditUserAgent, createAuditRunner } from "../shared/audit/run-audit.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
-import { createDatabase, type Db } from "../shared/db/database.ts";
+import type { Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
+import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
 import type { DraftOutreachDeps } from "../shared/drafting/draft-outreach.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
@@ -60,14 +61,33 @@ export async function createServices(
   const metrics = createMetrics({
     onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
   });
-  const db = overrides.db ?? (await createDatabase(config.database));
-  await migrateToLatest(db);
+  let opened: OpenedDatabase | undefined;
+  let db: Db;
+  if (overrides.db) {
+    db = overrides.db;
+    await migrateToLatest(db);
+  } else {
+    opened = await openDatabase(config, logger);
+    db = opened.db;
+  }
 
   // Producers fail fast when Redis is down (BullMQ's advice) so requests answer 503, not hang.
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
     : undefined;
   redis?.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+  if (redis && config.redisUrl) {
+    const target = `Redis at ${describeUrl(config.redisUrl)}`;
+    try {
+      await waitFor(target, config.startupWaitMs, logger, async () => {
+        await redis.ping();
+      });
+    } catch (error) {
+      redis.disconnect();
+      await opened?.close();
+      throw error;
+    }
+  }
 
   const keyUsage = new KeyUsageRecorder(db);
   const flushTimer = setInterval(() => {
@@ -114,7 +134,7 @@ export async function createServices(
         .catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
       await auditor.close();
       redis?.disconnect();
-      if (!overrides.db) await db.destroy();
+      await opened?.close();
     },
   };
 }

@@ -20,6 +20,10 @@ const configSchema = z.object({
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(10_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(10_000),
+  STARTUP_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   REDIS_URL: optionalString.pipe(z.url({ protocol: /^rediss?$/ }).optional()),
   ADMIN_TOKEN: optionalString.pipe(
     z.string().min(16, "ADMIN_TOKEN must be at least 16 characters").optional(),
@@ -50,12 +54,26 @@ const configSchema = z.object({
 
 export type Env = z.input<typeof configSchema>;
 
+/** How long the database may take before a request gives up on it (PostgreSQL only). */
+export interface DatabaseTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** One statement: enforced by the server (`statement_timeout`) and by the client, for a server that hangs. */
+  statementMs: number;
+  /** A transaction left idle (a process that stalled mid-transaction) is ended by the server. */
+  idleInTransactionMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
   /** Base address clients use; OpenAPI servers and OAuth URLs are built from it. */
   publicUrl: string;
-  database: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
+  database:
+    | { kind: "postgres"; url: string; timeouts: DatabaseTimeouts }
+    | { kind: "pglite"; dataDir: string };
+  /** How long a starting process waits for PostgreSQL and Redis before it gives up (exit 1). */
+  startupWaitMs: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   places:
@@ -110,8 +128,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "",
     ),
     database: e.DATABASE_URL
-      ? { kind: "postgres", url: e.DATABASE_URL }
+      ? {
+          kind: "postgres",
+          url: e.DATABASE_URL,
+          timeouts: {
+            connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+            statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+            idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+          },
+        }
       : { kind: "pglite", dataDir: e.DATA_DIR },
+    startupWaitMs: e.STARTUP_WAIT_MS,
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,
     places,
@@ -140,4 +167,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workerMetricsPort: e.WORKER_METRICS_PORT,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/**
+ * `loadConfig` for an entry point: a bad value prints its one message (naming the variable) and
+ * exits 1, instead of a stack trace.
+ */
+export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }

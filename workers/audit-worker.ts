@@ -5,8 +5,7 @@ import { closeHomepageAgents } from "../shared/audit/fetch-homepage.ts";
 import { type AuditJob, auditJobSchema, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
 import { auditUserAgent, createAuditRunner } from "../shared/audit/run-audit.ts";
 import { ConfigError, loadConfig } from "../shared/config.ts";
-import { createDatabase } from "../shared/db/database.ts";
-import { migrateToLatest } from "../shared/db/migrate.ts";
+import { describeUrl, openDatabase, StartupError, waitFor } from "../shared/db/startup.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createMetrics, instrumentAuditRunner } from "../shared/metrics.ts";
 import { startWorkerMetricsServer } from "./metrics-server.ts";
@@ -26,8 +25,22 @@ try {
 }
 
 const logger = createLogger(config.logLevel, "audit-worker");
-const db = await createDatabase(config.database);
-await migrateToLatest(db);
+// Workers block on Redis: BullMQ requires maxRetriesPerRequest null on their connection.
+const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+let database: Awaited<ReturnType<typeof openDatabase>>;
+try {
+  database = await openDatabase(config, logger);
+  await waitFor(`Redis at ${describeUrl(config.redisUrl)}`, config.startupWaitMs, logger, async () => {
+    if (connection.status !== "ready") throw new Error(`connection is ${connection.status}`);
+    await connection.ping();
+  });
+} catch (error) {
+  if (!(error instanceof StartupError)) throw error;
+  logger.fatal({ reason: error.message }, `cannot start: ${error.message}`);
+  process.exit(1);
+}
+const { db } = database;
 const pool = createAnalysisPool(config.audit.threads > 0 ? { threads: config.audit.threads } : {});
 const metrics = createMetrics({
   onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
@@ -52,8 +65,6 @@ const metricsServer = await startWorkerMetricsServer({
   logger,
 });
 
-// Workers block on Redis: BullMQ requires maxRetriesPerRequest null on their connection.
-const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const worker = new Worker<AuditJob>(
   SITE_AUDIT_QUEUE,
   async (job) => {
@@ -98,7 +109,7 @@ async function shutdown(signal: string) {
   await pool.close();
   await closeHomepageAgents();
   connection.disconnect();
-  await db.destroy();
+  await database.close();
   logger.info("audit worker stopped");
   process.exit(0);
 }

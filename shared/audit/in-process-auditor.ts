@@ -1,3 +1,4 @@
+import { withoutDatabaseDeadline } from "../db/database.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import type { RunAudit } from "./run-audit.ts";
@@ -37,7 +38,8 @@ export function createInProcessAuditor(
     const audit = (async () => {
       await acquire();
       try {
-        return await run(target);
+        // The audit outlives the search that started it: the search's database deadline is not its own.
+        return await withoutDatabaseDeadline(() => run(target));
       } finally {
         release();
         running.delete(key);

@@ -1,12 +1,16 @@
-import { loadConfig } from "../config.ts";
-import { createDatabase } from "./database.ts";
-import { migrateToLatest } from "./migrate.ts";
+import { loadConfigOrExit } from "../config.ts";
+import { createLogger } from "../logger.ts";
+import { openDatabase, StartupError } from "./startup.ts";
 
-const config = loadConfig(process.env);
-const db = await createDatabase(config.database);
+// `npm run migrate`: the explicit way for operators (every node also migrates at start, one at a time).
+const config = loadConfigOrExit(process.env);
+const logger = createLogger(config.logLevel, "migrate");
 try {
-  const applied = await migrateToLatest(db);
-  console.log(applied.length > 0 ? `Applied: ${applied.join(", ")}` : "Database is up to date.");
-} finally {
-  await db.destroy();
+  const { close } = await openDatabase(config, logger);
+  await close();
+  console.log("Database is up to date.");
+} catch (error) {
+  if (!(error instanceof StartupError)) throw error;
+  console.error(`cannot migrate: ${error.message}`);
+  process.exit(1);
 }

@@ -1,6 +1,6 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
 import { readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
-import type { Db } from "../db/database.ts";
+import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
@@ -38,6 +38,9 @@ export interface SearchDeps {
   metrics?: SearchMetrics;
 }
 
+/** What a search may take beyond its checking budget to read the cache and save what it found. */
+const SAVE_MARGIN_MS = 1_500;
+
 /** POST /v1/searches: scan, then charge only new places and save them, in that order. */
 export async function searchLeads(
   deps: SearchDeps,
@@ -46,7 +49,11 @@ export async function searchLeads(
   signal?: AbortSignal,
 ): Promise<SearchOutcome> {
   try {
-    const outcome = await runSearch(deps, workspaceId, request, signal);
+    // Every database call of the search, the save included, ends by the budget plus a margin: the
+    // answer comes in time whatever PostgreSQL does (a 500 when it could not save, nothing charged).
+    const outcome = await withDatabaseDeadline(Date.now() + deps.checkBudgetMs + SAVE_MARGIN_MS, () =>
+      runSearch(deps, workspaceId, request, signal),
+    );
     deps.metrics?.searchFinished(outcome.truncated ? "truncated" : "ok", outcome.credits_spent);
     return outcome;
   } catch (error) {

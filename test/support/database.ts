@@ -20,6 +20,9 @@ export function testDatabaseKind(): TestDatabaseKind {
   return kind;
 }
 
+/** The service's default timeouts (see shared/config.ts). */
+export const TEST_DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 };
+
 /** A migrated database of its own: a template clone on PostgreSQL, an in-memory PGlite otherwise. */
 export async function createTestDatabase(kind: TestDatabaseKind = testDatabaseKind()): Promise<TestDatabase> {
   if (kind === "pglite") {
@@ -28,7 +31,7 @@ export async function createTestDatabase(kind: TestDatabaseKind = testDatabaseKi
     return { kind, db, url: undefined, close: () => db.destroy() };
   }
   const database = await createDatabaseFromTemplate();
-  const db = await createDatabase({ kind: "postgres", url: database.url });
+  const db = await createDatabase({ kind: "postgres", url: database.url, timeouts: TEST_DATABASE_TIMEOUTS });
   return {
     kind,
     db,

@@ -71,6 +71,7 @@ describe("loadConfig", () => {
       expect(config.database).toEqual({
         kind: "postgres",
         url: "postgres://leads:secret@db.internal:5432/leads",
+        timeouts: { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 },
       });
       expect(config.redisUrl).toBe("redis://cache.internal:6379/0");
     });

@@ -7,11 +7,11 @@ import { randomBytes } from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../support/app.ts";
+import { createOwnedRedis } from "../../support/owned-redis.ts";
 import { withAdminClient } from "../../support/postgres.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 /** Nothing listens on port 1. */
-const DEAD_REDIS_URL = "redis://127.0.0.1:1";
 
 let embedded: TestApp;
 
@@ -75,12 +75,17 @@ describe("GET /readyz", () => {
   });
 
   it("answers 503 service_unavailable when Redis is unreachable, while /healthz stays 200", async () => {
-    const t = await startTestApp({ REDIS_URL: DEAD_REDIS_URL, QUEUE_PREFIX: "health_dead" });
+    const redis = await createOwnedRedis();
+    await redis.start();
+    const t = await startTestApp({ REDIS_URL: redis.url, QUEUE_PREFIX: "health_dead" });
     try {
+      expect((await t.app.inject({ url: "/readyz" })).statusCode).toBe(200);
+      await redis.stop();
       expectUnavailable(await t.app.inject({ url: "/readyz" }), /Redis is unreachable/);
       expect((await t.app.inject({ url: "/healthz" })).statusCode).toBe(200);
     } finally {
       await t.close();
+      await redis.stop();
     }
   });
 

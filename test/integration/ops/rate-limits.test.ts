@@ -17,6 +17,7 @@ import {
   type TestApp,
   type TestWorkspace,
 } from "../../support/app.ts";
+import { createOwnedRedis } from "../../support/owned-redis.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
@@ -222,7 +223,10 @@ describe("several API nodes", () => {
   });
 
   it("answer 503 rate_limit_unavailable when Redis is unreachable, and let nothing through", async () => {
-    const down = await startNode(t, { ...LIMITS, REDIS_URL: "redis://127.0.0.1:1", QUEUE_PREFIX: "rl_down" });
+    const redis = await createOwnedRedis();
+    await redis.start();
+    const down = await startNode(t, { ...LIMITS, REDIS_URL: redis.url, QUEUE_PREFIX: "rl_down" });
+    await redis.stop();
     try {
       const ws = await createWorkspace(down.app);
       for (let i = 0; i < READ + 1; i += 1) {

@@ -15,6 +15,7 @@ import {
   startFakeGooglePlaces,
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
+import { createOwnedRedis } from "../../support/owned-redis.ts";
 import { createDatabaseFromTemplate } from "../../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 
@@ -212,10 +213,13 @@ describe("SIGTERM", () => {
   });
 
   it("still exits 0, promptly, when Redis is unreachable at shutdown", { timeout: 120_000 }, async () => {
+    const redis = await createOwnedRedis();
+    await redis.start();
     server = await startServerProcess(
-      { DATABASE_URL: database.url, REDIS_URL: "redis://127.0.0.1:1", QUEUE_PREFIX: "shutdown_dead" },
+      { DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: "shutdown_dead" },
       { readyTimeoutMs: 90_000 },
     );
+    await redis.stop();
     const signalledAt = await terminateAndExpectRefusal(server);
     const exit = await server.exited;
     expect(exit, server.output()).toEqual({ code: 0, signal: null });
