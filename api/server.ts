@@ -4,13 +4,25 @@ import { StartupError } from "../shared/db/startup.ts";
 import { createLogger } from "../shared/logger.ts";
 import { buildApp } from "./app.ts";
 import { createServices, type Services } from "./services.ts";
+import { listenWhileStarting } from "./starting-server.ts";
 
 const config = loadConfigOrExit(process.env);
 const logger = createLogger(config.logLevel, "api");
 
+// The port answers from the first moment (alive, not ready) while PostgreSQL and Redis are awaited.
+const starting = await listenWhileStarting({ port: config.port, host: config.host }, logger).catch(
+  (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
+    logger.fatal(
+      { reason: error.code },
+      `cannot start: cannot listen on ${config.host}:${config.port} (${error.code})`,
+    );
+    process.exit(1);
+  },
+);
 let services: Services;
 try {
-  services = await createServices(config, logger);
+  services = await createServices(config, logger, { onWaiting: starting.waitingFor });
 } catch (error) {
   // A dependency that never came up, or a data folder in use: one line saying why, exit 1, so that
   // a supervisor shows the reason instead of a stack trace.
@@ -28,7 +40,8 @@ closeWithGrace({ delay: 60_000, logger }, async ({ err, signal }) => {
   await services.close();
 });
 
-await app.listen({ port: config.port, host: config.host });
+await starting.close();
+await app.listen({ port: starting.port, host: config.host });
 if (config.places.kind === "none") {
   logger.warn(
     "no places provider configured: set GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE to run searches",

@@ -49,6 +49,8 @@ export interface ServiceOverrides {
   places?: PlacesProvider;
   auditor?: SiteAuditor;
   rateLimitKeyPrefix?: string;
+  /** Told what start-up waits for (the port's /readyz says it meanwhile). */
+  onWaiting?: (what: string) => void;
 }
 
 const KEY_USAGE_FLUSH_MS = 10_000;
@@ -67,7 +69,7 @@ export async function createServices(
     db = overrides.db;
     await migrateToLatest(db);
   } else {
-    opened = await openDatabase(config, logger);
+    opened = await openDatabase(config, logger, overrides.onWaiting);
     db = opened.db;
   }
 
@@ -79,9 +81,15 @@ export async function createServices(
   if (redis && config.redisUrl) {
     const target = `Redis at ${describeUrl(config.redisUrl)}`;
     try {
-      await waitFor(target, config.startupWaitMs, logger, async () => {
-        await redis.ping();
-      });
+      await waitFor(
+        target,
+        config.startupWaitMs,
+        logger,
+        async () => {
+          await redis.ping();
+        },
+        overrides.onWaiting,
+      );
     } catch (error) {
       redis.disconnect();
       await opened?.close();

@@ -31,6 +31,7 @@ export interface OpenedDatabase {
 export async function openDatabase(
   config: Pick<Config, "database" | "startupWaitMs">,
   logger: StartupLogger,
+  onWaiting?: (what: string) => void,
 ): Promise<OpenedDatabase> {
   const { database } = config;
   let lock: DataDirLock | undefined;
@@ -55,6 +56,7 @@ export async function openDatabase(
           async () => {
             await sql`select 1`.execute(db);
           },
+          onWaiting,
         );
       }
       const applied = await migrateToLatest(db);
@@ -85,7 +87,9 @@ export async function waitFor(
   waitMs: number,
   logger: StartupLogger,
   check: () => Promise<void>,
+  onWaiting?: (what: string) => void,
 ): Promise<void> {
+  onWaiting?.(what);
   const giveUpAt = Date.now() + waitMs;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -18,7 +18,7 @@ import {
   startFakeGooglePlaces,
 } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
-import { createOwnedPostgres, type OwnedPostgres } from "../../support/owned-postgres.ts";
+import { createOwnedPostgres, freePort, type OwnedPostgres } from "../../support/owned-postgres.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../../support/worker-process.ts";
 
@@ -446,8 +446,38 @@ describe("PostgreSQL faults under load (two API nodes, one worker)", () => {
       // The cluster exists but is not running: the nodes find nothing on its port.
       const url = late.url("postgres");
       const env = nodeEnv(url, unique("late"));
-      const starting = [startNode(env), startNode(env)];
-      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const port = await freePort();
+      const starting = [startNode({ ...env, PORT: String(port) }), startNode(env)];
+      // Meanwhile the port answers: alive, not ready, saying what it waits for.
+      const probe = async (path: string) => {
+        try {
+          return await call(`http://127.0.0.1:${port}`, "GET", path);
+        } catch {
+          return null;
+        }
+      };
+      // A failed start fails the test at the await below, not as an unhandled rejection meanwhile.
+      for (const node of starting) node.catch(() => {});
+      await timeUntil(
+        async () => (await probe("/healthz"))?.status === 200,
+        30_000,
+        "/healthz while starting",
+      );
+      await timeUntil(
+        async () => JSON.stringify((await probe("/readyz"))?.body).includes("PostgreSQL"),
+        10_000,
+        "/readyz naming PostgreSQL",
+      );
+      const waiting = await probe("/readyz");
+      expect(waiting?.status).toBe(503);
+      expect(waiting?.body).toEqual({
+        error: {
+          code: "service_unavailable",
+          message: `Not ready: starting, waiting for PostgreSQL at 127.0.0.1:${late.port}/postgres.`,
+        },
+      });
+      expect((await probe("/v1/credits"))?.status).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
       await late.start();
       const startedAt = Date.now();
       const nodes = await Promise.all(starting);
