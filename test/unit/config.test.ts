@@ -76,6 +76,21 @@ describe("loadConfig", () => {
       expect(config.redisUrl).toBe("redis://cache.internal:6379/0");
     });
 
+    it("reads the database timeouts and the start-up wait", () => {
+      const config = loadConfig({
+        DATABASE_URL: "postgres://db.internal/leads",
+        DATABASE_CONNECT_TIMEOUT_MS: "1500",
+        DATABASE_STATEMENT_TIMEOUT_MS: "4000",
+        DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "6000",
+        STARTUP_WAIT_MS: "0",
+      });
+      expect(config.database).toMatchObject({
+        timeouts: { connectMs: 1500, statementMs: 4000, idleInTransactionMs: 6000 },
+      });
+      expect(config.startupWaitMs).toBe(0);
+      expect(loadConfig({}).startupWaitMs).toBe(60_000);
+    });
+
     it("accepts the postgresql:// and rediss:// schemes", () => {
       const config = loadConfig({
         DATABASE_URL: "postgresql://db.internal/leads",
@@ -112,6 +127,10 @@ describe("loadConfig", () => {
       ["SEARCH_CHECK_BUDGET_MS", "-5"],
       ["LOG_LEVEL", "verbose"],
       ["AUDIT_ALLOW_PRIVATE_NETWORKS", "yes"],
+      ["DATABASE_CONNECT_TIMEOUT_MS", "0"],
+      ["DATABASE_STATEMENT_TIMEOUT_MS", "soon"],
+      ["DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", "-1"],
+      ["STARTUP_WAIT_MS", "-1"],
     ])("%s=%s", (name, value) => {
       const error = configError({ [name]: value });
       expect(error.message).toContain(name);
