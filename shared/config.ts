@@ -80,7 +80,10 @@ export interface Config {
     | { kind: "google"; apiKey: string; baseUrl: string }
     | { kind: "fixture"; file: string }
     | { kind: "none" };
-  openai: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number } | undefined;
+  /** LLM drafting: a model on OpenAI (key required) or on any OpenAI-compatible server (key optional). */
+  openai:
+    | { apiKey: string | undefined; baseURL: string | undefined; model: string; timeoutMs: number }
+    | undefined;
   searchCheckBudgetMs: number;
   audit: {
     allowPrivateNetworks: boolean;
@@ -117,8 +120,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     : e.GOOGLE_PLACES_API_KEY
       ? { kind: "google", apiKey: e.GOOGLE_PLACES_API_KEY, baseUrl: e.GOOGLE_PLACES_BASE_URL }
       : { kind: "none" };
-  if (e.OPENAI_API_KEY && !e.OPENAI_MODEL) {
-    throw new ConfigError("Invalid configuration:\n  OPENAI_MODEL: required when OPENAI_API_KEY is set");
+  if ((e.OPENAI_API_KEY || e.OPENAI_BASE_URL) && !e.OPENAI_MODEL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  OPENAI_MODEL: required when OPENAI_API_KEY or OPENAI_BASE_URL is set",
+    );
   }
   return {
     port: e.PORT,
@@ -142,8 +147,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,
     places,
+    // OpenAI's own API needs a key; a server of one's own (OPENAI_BASE_URL) may need none.
     openai:
-      e.OPENAI_API_KEY && e.OPENAI_MODEL
+      e.OPENAI_MODEL && (e.OPENAI_API_KEY || e.OPENAI_BASE_URL)
         ? {
             apiKey: e.OPENAI_API_KEY,
             baseURL: e.OPENAI_BASE_URL,

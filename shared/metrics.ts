@@ -325,6 +325,7 @@ export function instrumentDraftGenerator(generator: DraftGenerator, metrics: Llm
   if (generator.name !== "llm") return generator;
   return {
     name: generator.name,
+    maxDurationMs: generator.maxDurationMs,
     async generate(request: DraftRequest): Promise<Draft> {
       const started = performance.now();
       try {

@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
 
 export const MAX_PURCHASE_CREDITS = 100_000;
 
@@ -28,32 +29,86 @@ export async function lockWorkspaceBalance(trx: Transaction<Database>, workspace
 }
 
 /**
- * Debits `credits` without a read-modify-write race: the update only matches while the balance
- * covers it. No row back means the balance cannot cover it (402); the caller's transaction rolls back.
+ * Debits `credits` from what is available: the balance less the workspace's live holds (credits
+ * set aside for drafts in flight), so a debit can never spend a credit another request holds and
+ * the balance can never go below what the holds need. The workspace row is locked first (a no-op
+ * when the caller already holds the lock), so the holds read below cannot change before the
+ * update. Not enough means 402; the caller's transaction rolls back.
  */
 export async function debitBalance(
   trx: Transaction<Database>,
   workspaceId: string,
   credits: number,
-  describeShortfall: (balance: number) => string = (balance) =>
-    `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance is ${balance}.`,
+  describeShortfall: (available: number) => string = (available) =>
+    `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance is ${available}.`,
 ): Promise<number> {
+  const balance = await lockWorkspaceBalance(trx, workspaceId);
+  const held = await sumLiveHolds(trx, workspaceId);
+  if (balance - held < credits) {
+    throw new ApiError("insufficient_credits", withHeldNote(describeShortfall(balance - held), held));
+  }
   const row = await trx
     .updateTable("workspaces")
     .set((eb) => ({ balance: eb("balance", "-", credits) }))
     .where("id", "=", workspaceId)
     .where("balance", ">=", credits)
     .returning("balance")
-    .executeTakeFirst();
-  if (!row) {
-    const { balance } = await trx
-      .selectFrom("workspaces")
-      .select("balance")
-      .where("id", "=", workspaceId)
-      .executeTakeFirstOrThrow();
-    throw new ApiError("insufficient_credits", describeShortfall(balance));
-  }
+    .executeTakeFirstOrThrow();
   return row.balance;
+}
+
+/** Says why the balance looks higher elsewhere (GET /v1/credits shows the balance, holds aside). */
+function withHeldNote(message: string, held: number): string {
+  if (held <= 0) return message;
+  const note = `${held} more credit${held === 1 ? " is" : "s are"} held by drafts in progress.`;
+  return `${message} ${note}`;
+}
+
+/**
+ * Sets `credits` aside before paid work starts (a draft before the model is called): the work
+ * then cannot be started twice on the same last credit. Answers 402 at once when the balance less
+ * the live holds cannot cover it. The hold lapses by itself after `ttlMs` (a process that dies
+ * mid-work never settles or releases it): `ttlMs` must outlast the work.
+ */
+export async function holdCredits(
+  db: Db,
+  workspaceId: string,
+  hold: {
+    credits: number;
+    purpose: string;
+    ttlMs: number;
+    describeShortfall: (available: number) => string;
+  },
+): Promise<CreditHold> {
+  return db.transaction().execute(async (trx) => {
+    const balance = await lockWorkspaceBalance(trx, workspaceId);
+    await deleteLapsedHolds(trx, workspaceId);
+    const held = await sumLiveHolds(trx, workspaceId);
+    if (balance - held < hold.credits) {
+      throw new ApiError("insufficient_credits", withHeldNote(hold.describeShortfall(balance - held), held));
+    }
+    return insertHold(trx, { workspaceId, credits: hold.credits, purpose: hold.purpose, ttlMs: hold.ttlMs });
+  });
+}
+
+/**
+ * Turns a hold into the charge, inside the caller's transaction (the one that stores what was
+ * paid for). A hold that lapsed before this (the work outlived `ttlMs`) is charged like a new
+ * debit: it succeeds only if the credit is still available.
+ */
+export async function settleHold(
+  trx: Transaction<Database>,
+  hold: CreditHold,
+  describeShortfall?: (available: number) => string,
+): Promise<number> {
+  await lockWorkspaceBalance(trx, hold.workspaceId);
+  await deleteHold(trx, hold.id);
+  return debitBalance(trx, hold.workspaceId, hold.credits, describeShortfall);
+}
+
+/** Gives a hold back: the work failed and nothing is charged. */
+export async function releaseHold(db: Db, hold: CreditHold): Promise<void> {
+  await deleteHold(db, hold.id);
 }
 
 /**

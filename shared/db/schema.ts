@@ -68,6 +68,18 @@ export interface SearchChargesTable {
   charged_at: Timestamp;
 }
 
+/** Credits set aside for work in flight; see shared/credits/holds.ts. */
+export interface CreditHoldsTable {
+  id: Generated<string>;
+  workspace_id: string;
+  credits: number;
+  /** What the hold is for ("draft"), for logs and investigations. */
+  purpose: string;
+  created_at: Timestamp;
+  /** Past this the hold no longer counts: a crashed process's hold lapses by itself. */
+  expires_at: Timestamp;
+}
+
 export interface CreditPurchasesTable {
   id: Generated<string>;
   workspace_id: string;
@@ -163,6 +175,7 @@ export interface Database {
   leads: LeadsTable;
   search_charges: SearchChargesTable;
   credit_purchases: CreditPurchasesTable;
+  credit_holds: CreditHoldsTable;
   site_audits: SiteAuditsTable;
   drafts: DraftsTable;
   oauth_clients: OAuthClientsTable;

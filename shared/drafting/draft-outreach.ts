@@ -1,5 +1,6 @@
 import { readCurrentAudits } from "../audit/cache.ts";
-import { debitBalance } from "../credits/ledger.ts";
+import type { CreditHold } from "../credits/holds.ts";
+import { holdCredits, releaseHold, settleHold } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -13,6 +14,8 @@ export interface DraftOutreachDeps {
   generator: DraftGenerator;
   /** Outcome and credits; optional (no metrics in some tests). */
   metrics?: DraftMetrics;
+  /** Where a failed release of a hold is reported (the hold lapses by itself then). */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
 export interface DraftOutcome extends Draft {
@@ -21,11 +24,19 @@ export interface DraftOutcome extends Draft {
 }
 
 const DRAFT_COST = 1;
+/** A hold outlives the generator's own deadline by this much, so it never lapses under a live draft. */
+const HOLD_MARGIN_MS = 30_000;
+
+const shortfall = (available: number) =>
+  `A draft costs ${DRAFT_COST} credit and the balance is ${available}. Nothing was charged.`;
 
 /**
  * POST /v1/leads/{id}/outreach-draft. Grounded only in what is verified (provider data and the
- * cached audit; a website is never fetched here). The credit is taken after the draft exists, in
- * the transaction that stores it, so a failed generation or a 422 costs nothing.
+ * cached audit; a website is never fetched here). The credit is held before the generator runs
+ * (so N parallel drafts on the last credit make one generation, and the others answer 402 at
+ * once), charged in the transaction that stores the draft, and released on any failure (422,
+ * 502, a timeout), so a failed draft costs nothing. A process that dies mid-draft leaves a hold
+ * that lapses by itself after the generator's deadline.
  */
 export async function draftOutreach(
   deps: DraftOutreachDeps,
@@ -63,7 +74,32 @@ async function produceDraft(
   requestedLocale: Language | undefined,
 ): Promise<DraftOutcome> {
   const { db } = deps;
-  const lead = await db
+  const lead = await findLeadToDraft(db, workspaceId, leadId);
+  if (!lead) throw new ApiError("lead_not_found", "No lead with this id in your workspace.");
+
+  const hold = await holdCredits(db, workspaceId, {
+    credits: DRAFT_COST,
+    purpose: "draft",
+    ttlMs: deps.generator.maxDurationMs + HOLD_MARGIN_MS,
+    describeShortfall: shortfall,
+  });
+  try {
+    return await draftWithHold(deps, workspaceId, lead, requestedLocale, hold);
+  } catch (error) {
+    // Nothing was stored (the storing transaction rolled back): give the credit back.
+    await releaseHold(db, hold).catch((releaseError: unknown) => {
+      deps.logger?.warn(
+        { err: releaseError, holdId: hold.id },
+        "could not release a draft's credit hold; it lapses by itself",
+      );
+    });
+    throw error;
+  }
+}
+
+/** The lead, its place and its workspace's drafting settings; undefined when not in the workspace. */
+function findLeadToDraft(db: Db, workspaceId: string, leadId: string) {
+  return db
     .selectFrom("leads")
     .innerJoin("places", "places.place_id", "leads.place_id")
     .innerJoin("workspaces", "workspaces.id", "leads.workspace_id")
@@ -75,7 +111,6 @@ async function produceDraft(
       "places.website",
       "places.country",
       "places.user_rating_count",
-      "workspaces.balance",
       "workspaces.language",
       "workspaces.sender_name",
       "workspaces.sender_company",
@@ -84,15 +119,18 @@ async function produceDraft(
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.id", "=", leadId)
     .executeTakeFirst();
-  if (!lead) throw new ApiError("lead_not_found", "No lead with this id in your workspace.");
-  // Fail fast before spending a generation; the debit below re-checks atomically.
-  if (lead.balance < DRAFT_COST) {
-    throw new ApiError(
-      "insufficient_credits",
-      `A draft costs ${DRAFT_COST} credit and the balance is ${lead.balance}.`,
-    );
-  }
+}
 
+type LeadRow = NonNullable<Awaited<ReturnType<typeof findLeadToDraft>>>;
+
+async function draftWithHold(
+  deps: DraftOutreachDeps,
+  workspaceId: string,
+  lead: LeadRow,
+  requestedLocale: Language | undefined,
+  hold: CreditHold,
+): Promise<DraftOutcome> {
+  const { db } = deps;
   const audit =
     (await readCurrentAudits(db, [{ placeId: lead.place_id, website: lead.website }])).get(lead.place_id) ??
     null;
@@ -117,12 +155,7 @@ async function produceDraft(
   });
 
   await db.transaction().execute(async (trx) => {
-    await debitBalance(
-      trx,
-      workspaceId,
-      DRAFT_COST,
-      (balance) => `A draft costs ${DRAFT_COST} credit and the balance is ${balance}. Nothing was charged.`,
-    );
+    await settleHold(trx, hold, shortfall);
     await trx
       .insertInto("drafts")
       .values({

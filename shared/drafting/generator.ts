@@ -32,6 +32,11 @@ export interface Draft {
 
 export interface DraftGenerator {
   readonly name: "template" | "llm";
+  /**
+   * The longest one generate() call can take (its own deadline). The route holds the draft's
+   * credit a little longer than this, so a hold outlives the work it pays for.
+   */
+  readonly maxDurationMs: number;
   /** Throws ApiError `generation_failed` (502) when no valid draft could be produced. */
   generate(request: DraftRequest): Promise<Draft>;
 }
@@ -51,15 +56,9 @@ export function singleLine(value: string | null | undefined): string | null {
 
 /**
  * The lines under the sign-off, shared by both drafters: name and company, with placeholders
- * where unset; then the offer as a tagline when set. An unset offer is omitted rather than shown
- * as a placeholder: the email stands without it, and a left-over "[Your offer]" line would read
- * as a mistake if the draft were sent as is.
+ * where unset. The offer is not a signature line: it is a sentence of the body (email-frame.ts).
  */
 export function signatureLines(sender: DraftSender, locale: DraftLocale): string[] {
   const placeholders = SENDER_PLACEHOLDERS[locale];
-  return [
-    singleLine(sender.name) ?? placeholders.name,
-    singleLine(sender.company) ?? placeholders.company,
-    singleLine(sender.offer),
-  ].filter((line): line is string => line !== null);
+  return [singleLine(sender.name) ?? placeholders.name, singleLine(sender.company) ?? placeholders.company];
 }

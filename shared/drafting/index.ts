@@ -1,20 +1,22 @@
 /**
- * Chooses the drafter: the LLM one when an OpenAI-compatible server is configured, else the
- * built-in templates (DESIGN.md: OPENAI_API_KEY / OPENAI_MODEL unset means the template drafter).
- * Configuration is passed in; this module reads no environment.
+ * Chooses the drafter: the LLM one when an OpenAI-compatible server is configured (a model, and an
+ * API key or a base URL: local servers often need no key), else the built-in templates (DESIGN.md:
+ * OPENAI_* unset means the template drafter). Configuration is passed in; this module reads no
+ * environment.
  */
 import type { DraftGenerator } from "./generator.ts";
 import { createLlmGenerator } from "./llm-generator.ts";
 import { createTemplateGenerator } from "./template-generator.ts";
 
 export interface DraftGeneratorConfig {
-  openai?: { apiKey: string; baseURL?: string; model: string; timeoutMs?: number };
-  logger?: { warn(obj: object, msg: string): void };
+  openai?: { apiKey?: string | undefined; baseURL?: string | undefined; model: string; timeoutMs?: number };
+  logger?: { warn(obj: object, msg: string): void; info?(obj: object, msg: string): void };
 }
 
 export function createDraftGenerator(config: DraftGeneratorConfig): DraftGenerator {
   const openai = config.openai;
-  if (openai !== undefined && openai.apiKey.trim() !== "" && openai.model.trim() !== "") {
+  const hasKeyOrServer = (openai?.apiKey ?? "").trim() !== "" || (openai?.baseURL ?? "").trim() !== "";
+  if (openai !== undefined && openai.model.trim() !== "" && hasKeyOrServer) {
     return createLlmGenerator({
       ...openai,
       ...(config.logger === undefined ? {} : { logger: config.logger }),
@@ -23,6 +25,7 @@ export function createDraftGenerator(config: DraftGeneratorConfig): DraftGenerat
   return createTemplateGenerator();
 }
 
+export { findDraftProblems } from "./check-draft.ts";
 export type { FactInput, FactKey, NoFactsExplanation, NoFactsReason, VerifiedFact } from "./facts.ts";
 export { collectVerifiedFacts, explainNoFacts, FACT_KEYS_IN_ORDER, selectFacts } from "./facts.ts";
 export type { Draft, DraftGenerator, DraftLocale, DraftRequest, DraftSender } from "./generator.ts";

@@ -11,28 +11,25 @@
  * - French says "vous", and avoids past participles agreeing with "je" (the sender's gender is
  *   unknown); typography uses no-break spaces before ":", "?", "!", ";" and inside « ».
  *
- * Sender: name and company sign the email, with `[Your name]` / `[Your company]`
- * (`[Votre nom]` / `[Votre entreprise]`) where unset: the user must fill them in and a bracketed
- * placeholder is impossible to miss. The offer is a tagline under the company when set and is
- * omitted when unset (see signatureLines in generator.ts for why).
+ * The greeting, the opening line, the offer sentence, the ask and the signature are the service's
+ * frame (email-frame.ts), shared with the LLM drafter; this module writes the middle: one
+ * sentence per fact and a closing remark. Sender: name and company sign the email, with
+ * `[Your name]` / `[Your company]` (`[Votre nom]` / `[Votre entreprise]`) where unset.
  */
 import { ApiError } from "../errors.ts";
+import { assembleBody, typesetFor } from "./email-frame.ts";
 import { type FactKey, factsForDraft, type VerifiedFact } from "./facts.ts";
 import {
   type Draft,
   type DraftGenerator,
   type DraftLocale,
   type DraftRequest,
-  signatureLines,
   singleLine,
 } from "./generator.ts";
 
 type Details = VerifiedFact["details"];
 
 interface Phrasebook {
-  greeting: string;
-  /** First paragraph; `mentionsWebsite` adds that the sender looked at the site. */
-  intro(name: string, city: string | null, mentionsWebsite: boolean): string;
   subject: Record<FactKey, (name: string, details: Details) => string>;
   /** One clause per fact, lowercase-first, no final period: it is either capitalised or follows a connective. */
   clause: Record<FactKey, (details: Details) => string>;
@@ -40,11 +37,7 @@ interface Phrasebook {
   alsoNoticed(clause: string): string;
   closingForOne: Record<FactKey, string>;
   closingForTwo: string;
-  ask: string;
-  signOff: string;
 }
-
-const NBSP = "\u00a0";
 
 const detailNumber = (details: Details, key: string): number | null => {
   const value = details[key];
@@ -67,16 +60,6 @@ const obsoleteTags = (details: Details): string[] =>
 const possessive = (name: string): string => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
 
 const english: Phrasebook = {
-  greeting: "Hello,",
-  intro: (name, city, mentionsWebsite) => {
-    const where =
-      city === null
-        ? "recently while looking at local businesses"
-        : `while looking at local businesses in ${city}`;
-    return mentionsWebsite
-      ? `I came across ${name} ${where}, and I took a quick look at your website.`
-      : `I came across ${name} ${where}.`;
-  },
   subject: {
     no_website: (name) => `A website for ${name}`,
     no_mobile_viewport: (name) => `${possessive(name)} website on phones`,
@@ -167,21 +150,9 @@ const english: Phrasebook = {
   },
   closingForTwo:
     "Both are straightforward to address, and together they make a real difference to how new customers see you online.",
-  ask: "Would you be open to a 15-minute call next week? I'd be glad to walk you through what I would suggest, with no obligation.",
-  signOff: "Best regards,",
 };
 
 const french: Phrasebook = {
-  greeting: "Bonjour,",
-  intro: (name, city, mentionsWebsite) => {
-    const where =
-      city === null
-        ? "récemment, en cherchant des entreprises locales"
-        : `en cherchant des entreprises locales à ${city}`;
-    return mentionsWebsite
-      ? `J'ai découvert ${name} ${where} et j'ai jeté un œil à votre site.`
-      : `J'ai découvert ${name} ${where}.`;
-  },
   subject: {
     no_website: (name) => `Un site web pour ${name}`,
     no_mobile_viewport: (name) => `${name} : votre site sur téléphone`,
@@ -276,28 +247,11 @@ const french: Phrasebook = {
   },
   closingForTwo:
     "Ces deux points se règlent assez simplement, et ensemble ils changent vraiment la façon dont les nouveaux clients vous perçoivent en ligne.",
-  ask: "Auriez-vous 15 minutes pour un appel la semaine prochaine ? Je vous présenterais volontiers mes suggestions, sans aucun engagement.",
-  signOff: "Bien cordialement,",
 };
 
 const phrasebooks: Record<DraftLocale, Phrasebook> = { en: english, fr: french };
 
-/** French typography: no-break spaces before high punctuation and inside guillemets. */
-function frenchSpacing(text: string): string {
-  return text.replace(/ ([:?!;»])/g, `${NBSP}$1`).replace(/« /g, `«${NBSP}`);
-}
-
 const upperFirst = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** Facts that are about the website itself (the intro then says the sender looked at it). */
-const WEBSITE_FACTS: ReadonlySet<FactKey> = new Set([
-  "no_mobile_viewport",
-  "stale_copyright",
-  "legacy_site_tech",
-  "no_french_version",
-  "not_mobile_friendly",
-  "outdated_website",
-]);
 
 /** Builds the email; exported separately from the generator so tests can call it synchronously. */
 export function renderTemplateDraft(request: DraftRequest): Draft {
@@ -311,36 +265,25 @@ export function renderTemplateDraft(request: DraftRequest): Draft {
   }
   const book = phrasebooks[request.locale];
   const name = singleLine(request.business.name) ?? "";
-  const city = singleLine(request.business.city);
 
   const subject = book.subject[first.key](name, first.details);
   const factSentences = [`${upperFirst(book.clause[first.key](first.details))}.`];
   if (second !== undefined) factSentences.push(book.alsoNoticed(book.clause[second.key](second.details)));
   const closing = second === undefined ? book.closingForOne[first.key] : book.closingForTwo;
-  const mentionsWebsite = WEBSITE_FACTS.has(first.key);
+  const factsUsed = facts.map((fact) => fact.key);
 
-  const message = [
-    book.greeting,
-    book.intro(name, city, mentionsWebsite),
-    factSentences.join(" "),
-    closing,
-    book.ask,
-  ].join("\n\n");
-
-  const signature = [book.signOff, ...signatureLines(request.sender, request.locale)];
-
-  const typeset = request.locale === "fr" ? frenchSpacing : (text: string) => text;
   return {
-    subject: typeset(subject),
-    // The signature is the workspace's own text: it is not re-typeset.
-    body: `${typeset(message)}\n\n${signature.join("\n")}`,
-    facts_used: facts.map((fact) => fact.key),
+    subject: typesetFor(request.locale)(subject),
+    body: assembleBody(request, `${factSentences.join(" ")}\n\n${closing}`, factsUsed),
+    facts_used: factsUsed,
   };
 }
 
 export function createTemplateGenerator(): DraftGenerator {
   return {
     name: "template",
+    // Pure and synchronous: a second is far more than it ever takes.
+    maxDurationMs: 1_000,
     generate: async (request) => renderTemplateDraft(request),
   };
 }

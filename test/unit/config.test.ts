@@ -180,8 +180,23 @@ describe("loadConfig", () => {
   });
 
   describe("LLM drafting", () => {
-    it("is off (template drafter) without OPENAI_API_KEY", () => {
+    it("is off (template drafter) with a model but neither OPENAI_API_KEY nor OPENAI_BASE_URL", () => {
       expect(loadConfig({ OPENAI_MODEL: "gpt-4o-mini" }).openai).toBeUndefined();
+    });
+
+    it("is on without a key for a server of one's own (OPENAI_BASE_URL and OPENAI_MODEL)", () => {
+      expect(
+        loadConfig({ OPENAI_MODEL: "llama3.1:8b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }).openai,
+      ).toEqual({
+        apiKey: undefined,
+        model: "llama3.1:8b",
+        baseURL: "http://127.0.0.1:11434/v1",
+        timeoutMs: 15_000,
+      });
+    });
+
+    it("rejects OPENAI_BASE_URL without OPENAI_MODEL", () => {
+      expect(configError({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }).message).toContain("OPENAI_MODEL");
     });
 
     it("is on with OPENAI_API_KEY and OPENAI_MODEL", () => {

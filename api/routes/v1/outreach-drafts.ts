@@ -40,7 +40,7 @@ const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }
         operationId: "createOutreachDraft",
         summary: "Draft one outreach email for one saved lead",
         description:
-          "Costs 1 credit, charged only once a draft is produced (nothing on 422 or 502). No idempotency key: retrying after a timeout may draft and charge again.",
+          "Costs 1 credit, held before the draft is written and charged only once a draft is produced (nothing on 422 or 502). No idempotency key: retrying after a timeout may draft and charge again.",
         tags: ["Leads"],
         security: v1Security,
         params: leadIdParams,
@@ -61,7 +61,7 @@ const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }
     },
     async (request) => {
       const draft = await draftOutreach(
-        drafting,
+        { ...drafting, logger: request.log },
         principalOf(request).workspaceId,
         request.params.id,
         request.body?.locale,
