@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { findDraftProblems } from "../../../shared/drafting/check-draft.ts";
 import type { FactKey, VerifiedFact } from "../../../shared/drafting/facts.ts";
 import type { Draft, DraftLocale, DraftRequest, DraftSender } from "../../../shared/drafting/generator.ts";
 import { createTemplateGenerator, renderTemplateDraft } from "../../../shared/drafting/template-generator.ts";
@@ -70,13 +71,39 @@ const asEmailFile = (draft: Draft): string => `${draft.subject}\n\n${draft.body}
 const readGolden = (file: string, locale: DraftLocale): string =>
   readFileSync(new URL(`./golden/${file}.${locale}.txt`, import.meta.url), "utf8");
 
+describe("template drafter: the offer", () => {
+  it.each(["en", "fr"] as const)("is a sentence of the body, not a third signature line (%s)", (locale) => {
+    const golden = readGolden("two-facts", locale);
+    const offer = SENDER[locale].offer ?? "";
+    const signature = golden
+      .slice(golden.lastIndexOf("\n\n") + 2)
+      .trimEnd()
+      .split("\n");
+    expect(signature).toEqual([
+      locale === "en" ? "Best regards," : "Bien cordialement,",
+      "Claire Dubois",
+      "Pixel & Pine Studio",
+    ]);
+    const sentence =
+      locale === "en"
+        ? `${offer}: that is what I do. Would you be open to a 15-minute call`
+        : `${offer}\u00a0: c'est ce que je propose. Auriez-vous 15\u00a0minutes`.replace("15\u00a0", "15 ");
+    expect(golden).toContain(sentence);
+  });
+});
+
 describe("template drafter: golden emails", () => {
   for (const goldenCase of GOLDEN_CASES) {
     for (const locale of ["en", "fr"] as const) {
       it(`${goldenCase.file} (${locale}) matches golden/${goldenCase.file}.${locale}.txt`, async () => {
-        const draft = await createTemplateGenerator().generate(request(locale, goldenCase.facts, goldenCase));
-        expect(asEmailFile(draft)).toBe(readGolden(goldenCase.file, locale));
+        const draftRequest = request(locale, goldenCase.facts, goldenCase);
+        const draft = await createTemplateGenerator().generate(draftRequest);
+        // `vitest run -u` rewrites the file after a deliberate change; review it in the diff.
+        await expect(asEmailFile(draft)).toMatchFileSnapshot(`./golden/${goldenCase.file}.${locale}.txt`);
         expect(draft.facts_used).toEqual(goldenCase.facts.map((fact) => fact.key));
+        // The same checker every LLM draft passes: names the business, only given facts and
+        // numbers, the signature and the offer, the requested language.
+        expect(findDraftProblems(draft, draftRequest)).toEqual([]);
       });
     }
   }
