@@ -104,7 +104,7 @@ const SUBJECT_LINE = /^\W{0,4}(?:subject|objet)\W{0,4}\s*:\s*(.+)$/im;
 
 /** "Subject: ...", then the body after it; null without a subject line. */
 function parsePlainAnswer(raw: string): StructuredAnswer | null {
-  const text = raw.replace(/```[a-zA-Z]*\n?|```/g, "");
+  const text = stripInlineMarkdown(raw.replace(/```[a-zA-Z]*\n?|```/g, ""));
   const match = SUBJECT_LINE.exec(text);
   if (match?.[1] === undefined) return null;
   const after = text.slice(match.index + match[0].length);
@@ -114,7 +114,10 @@ function parsePlainAnswer(raw: string): StructuredAnswer | null {
 
 function normaliseSubject(subject: string): string {
   let line = singleLine(stripInlineMarkdown(subject)) ?? "";
-  line = line.replace(/^(?:subject|objet)\s*:\s*/i, "").replace(/^["'«“]\s*|\s*["'»”]$/g, "");
+  line = line
+    .replace(/^[*_#\s]+|[*_\s]+$/g, "")
+    .replace(/^(?:subject|objet)\s*:\s*/i, "")
+    .replace(/^["'«“]\s*|\s*["'»”]$/g, "");
   if (line.length <= MAX_SUBJECT_LENGTH) return line;
   const cut = line.slice(0, MAX_SUBJECT_LENGTH + 1);
   const atWord = cut.slice(0, Math.max(cut.lastIndexOf(" "), 1));
@@ -139,10 +142,11 @@ const SIGN_OFF_LINE =
 function normaliseMiddle(body: string): string {
   const lines = stripInlineMarkdown(body.replace(/\r\n?/g, "\n"))
     .split("\n")
+    // A heading is layout, not a sentence of an email.
+    .filter((line) => !/^\s*#{1,6}\s/.test(line))
     .map((line) =>
       line
         .replace(/^\s*>\s?/, "")
-        .replace(/^\s*#{1,6}\s+/, "")
         .replace(/^\s*(?:[-*•+]|\d{1,2}[.)])\s+/, "")
         .trim(),
     )

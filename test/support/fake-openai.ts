@@ -7,8 +7,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 export type FakeBehaviour =
-  /** 200 with this string as the assistant message content. */
-  | { kind: "content"; content: string }
+  /** 200 with this string as the assistant message content; `finishReason` default "stop". */
+  | { kind: "content"; content: string; finishReason?: string }
+  /** 200 whose answer is a function tool call with these arguments (content null), as tool-using models do. */
+  | { kind: "toolCall"; arguments: string }
+  /** 200 as server-sent events (chat.completion.chunk), a few characters per chunk, even though no stream was asked for. */
+  | { kind: "stream"; content: string }
+  /** Waits for `gate` before behaving as `then`: lets a test hold a generation open. */
+  | { kind: "afterGate"; gate: Promise<unknown>; then: FakeBehaviour }
   /** 200 with JSON.stringify(value) as the content. */
   | { kind: "json"; value: unknown }
   /** 200 whose content is not JSON at all. */
@@ -36,6 +42,8 @@ export interface FakeOpenAiServer {
   readonly requests: RecordedRequest[];
   /** What to answer from now on: a fixed behaviour, or one chosen per request (index from 0). */
   respondWith(behaviour: BehaviourChooser): void;
+  /** Completion requests received (what a model call costs), since the last reset. */
+  completionCalls(): number;
   /** Forget recorded requests and go back to the default behaviour (a 500). */
   reset(): void;
   close(): Promise<void>;
@@ -75,8 +83,25 @@ export async function startFakeOpenAi(): Promise<FakeOpenAiServer> {
     }
     const behaviour = typeof chooser === "function" ? chooser(recorded, completionCount) : chooser;
     completionCount += 1;
+    await answer(behaviour, recorded, res);
+  }
 
+  async function answer(
+    behaviour: FakeBehaviour,
+    recorded: RecordedRequest,
+    res: ServerResponse,
+  ): Promise<void> {
     switch (behaviour.kind) {
+      case "afterGate":
+        await behaviour.gate;
+        await answer(behaviour.then, recorded, res);
+        return;
+      case "toolCall":
+        sendJson(res, 200, completion(recorded, null, "tool_calls", behaviour.arguments));
+        return;
+      case "stream":
+        sendStream(res, recorded, behaviour.content);
+        return;
       case "hang":
         // Keep the socket open without answering; close() destroys it.
         return;
@@ -98,7 +123,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAiServer> {
         sendJson(res, 200, completion(recorded, JSON.stringify(behaviour.value)));
         return;
       case "content":
-        sendJson(res, 200, completion(recorded, behaviour.content));
+        sendJson(res, 200, completion(recorded, behaviour.content, behaviour.finishReason ?? "stop"));
         return;
     }
   }
@@ -115,6 +140,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAiServer> {
     respondWith(behaviour) {
       chooser = behaviour;
     },
+    completionCalls() {
+      return requests.filter((request) => request.path === "/v1/chat/completions").length;
+    },
     reset() {
       requests.length = 0;
       chooser = DEFAULT_BEHAVIOUR;
@@ -130,12 +158,35 @@ export async function startFakeOpenAi(): Promise<FakeOpenAiServer> {
   };
 }
 
-/** A chat.completion object as the SDK expects it. */
-function completion(request: RecordedRequest, content: string): object {
-  const model =
-    typeof request.json === "object" && request.json !== null && "model" in request.json
-      ? String(request.json.model)
-      : "fake-model";
+function modelOf(request: RecordedRequest): string {
+  return typeof request.json === "object" && request.json !== null && "model" in request.json
+    ? String(request.json.model)
+    : "fake-model";
+}
+
+/** A chat.completion object as the SDK expects it; with `toolArguments`, a tool call instead of content. */
+function completion(
+  request: RecordedRequest,
+  content: string | null,
+  finishReason = "stop",
+  toolArguments?: string,
+): object {
+  const model = modelOf(request);
+  const message =
+    toolArguments === undefined
+      ? { role: "assistant", content, refusal: null }
+      : {
+          role: "assistant",
+          content: null,
+          refusal: null,
+          tool_calls: [
+            {
+              id: "call_fake_1",
+              type: "function",
+              function: { name: "write_draft", arguments: toolArguments },
+            },
+          ],
+        };
   return {
     id: `chatcmpl-fake-${Date.now()}`,
     object: "chat.completion",
@@ -144,12 +195,46 @@ function completion(request: RecordedRequest, content: string): object {
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content, refusal: null },
+        message,
         logprobs: null,
-        finish_reason: "stop",
+        finish_reason: finishReason,
       },
     ],
     usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
+  };
+}
+
+/** The answer as chat.completion.chunk server-sent events, 7 characters a chunk, then [DONE]. */
+function sendStream(res: ServerResponse, request: RecordedRequest, content: string): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const base = {
+    id: "chatcmpl-fake-stream",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: modelOf(request),
+  };
+  const event = (choice: object) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }] })}\n\n`;
+  res.write(event({ delta: { role: "assistant", content: "" }, finish_reason: null }));
+  for (let at = 0; at < content.length; at += 7) {
+    res.write(event({ delta: { content: content.slice(at, at + 7) }, finish_reason: null }));
+  }
+  res.write(event({ delta: {}, finish_reason: "stop" }));
+  res.end("data: [DONE]\n\n");
+}
+
+/**
+ * Answers 400, as many local servers do, to a request whose `response_format` type is one of
+ * `types` (e.g. json_schema, json_object); otherwise behaves as `otherwise`.
+ */
+export function rejectingResponseFormat(
+  types: readonly string[],
+  otherwise: BehaviourChooser,
+): BehaviourChooser {
+  return (request, index) => {
+    const format = (request.json as { response_format?: { type?: string } } | null)?.response_format?.type;
+    if (format !== undefined && types.includes(format)) return { kind: "status", status: 400 };
+    return typeof otherwise === "function" ? otherwise(request, index) : otherwise;
   };
 }
 

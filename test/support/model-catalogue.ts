@@ -1,0 +1,163 @@
+/**
+ * A catalogue of how real models behind OpenAI-compatible servers answer the drafting prompt,
+ * as behaviours of the fake server (fake-openai.ts). Each writes from the prompt it received, the
+ * way a model would: the business's name, the facts' details, the requested language.
+ */
+import type { BehaviourChooser, FakeBehaviour, RecordedRequest } from "./fake-openai.ts";
+
+export interface PromptData {
+  locale: "en" | "fr";
+  business: { name: string; category: string; city: string | null };
+  facts: { key: string; meaning: string; details: Record<string, string | number> }[];
+}
+
+/** The user message's JSON data of a chat completion request the fake received. */
+export function promptOf(recorded: RecordedRequest): PromptData {
+  const body = recorded.json as { messages: { role: string; content: string }[] };
+  const user = body.messages.find((message) => message.role === "user");
+  if (user === undefined) throw new Error("no user message");
+  return JSON.parse(user.content) as PromptData;
+}
+
+interface Written {
+  subject: string;
+  body: string;
+  facts_used: string[];
+}
+
+/** What a good model writes: a subject naming the business, one paragraph on the facts, their details quoted. */
+export function wellWritten(prompt: PromptData, locale: "en" | "fr" = prompt.locale): Written {
+  const name = prompt.business.name;
+  const details = prompt.facts.flatMap((fact) => Object.values(fact.details)).filter((v) => v !== "yes");
+  const count = prompt.facts.length;
+  if (locale === "fr") {
+    const noted = details.length > 0 ? ` (j'ai relevé : ${details.join(", ")})` : "";
+    return {
+      subject: `${name} : quelques remarques sur votre présence en ligne`,
+      body: `En regardant ce que l'on trouve sur votre entreprise, j'ai remarqué ${count === 1 ? "un point qui mérite" : "deux points qui méritent"} votre attention${noted}. Ce sont des détails que les nouveaux clients voient tout de suite, et ils se corrigent généralement sans grande difficulté.`,
+      facts_used: prompt.facts.map((fact) => fact.key).reverse(),
+    };
+  }
+  const noted = details.length > 0 ? ` (I noted: ${details.join(", ")})` : "";
+  return {
+    subject: `${name}: a few notes on your online presence`,
+    body: `Looking at what is public about your business, I noticed ${count === 1 ? "one thing that deserves" : "two things that deserve"} your attention${noted}. These are details new customers see right away, and they are usually quick to put right.`,
+    facts_used: prompt.facts.map((fact) => fact.key).reverse(),
+  };
+}
+
+const json = (written: Written): FakeBehaviour => ({ kind: "json", value: written });
+const fromPrompt =
+  (write: (prompt: PromptData) => FakeBehaviour) =>
+  (request: RecordedRequest): FakeBehaviour =>
+    write(promptOf(request));
+
+const SIGN_OFF = { en: "Best regards", fr: "Bien cordialement" } as const;
+const GREETING = { en: "Hi there,", fr: "Bonjour," } as const;
+
+/** Each entry: how a real model answers. Used as `fake.respondWith(modelCatalogue.x)`. */
+export const modelCatalogue = {
+  /** Follows the prompt to the letter. */
+  wellBehaved: fromPrompt((prompt) => json(wellWritten(prompt))),
+
+  /** Writes a whole email and signs off with just "Best regards": no name, no company. */
+  omitsSignature: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    const body = `${GREETING[prompt.locale]}\n\n${written.body}\n\n${SIGN_OFF[prompt.locale]}`;
+    return json({ ...written, body });
+  }),
+
+  /** Never says the business's name, in the subject or the body. */
+  omitsBusinessName: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    const subject =
+      prompt.locale === "fr" ? "Quelques remarques sur votre site" : "A few notes on your website";
+    return json({ ...written, subject });
+  }),
+
+  /** Wraps the JSON in a markdown code fence, with a sentence before it. */
+  wrapsJsonInCodeFence: fromPrompt((prompt) => ({
+    kind: "content",
+    content: `Here is the email:\n\n\`\`\`json\n${JSON.stringify(wellWritten(prompt), null, 2)}\n\`\`\``,
+  })),
+
+  /** Ignores the JSON instruction and answers in markdown: a bold subject line, a heading, bullets, a signature. */
+  answersInMarkdown: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    const label = prompt.locale === "fr" ? "Objet" : "Subject";
+    const sentences = written.body.split(/(?<=\.) /);
+    return {
+      kind: "content",
+      content: [
+        `**${label}:** ${written.subject}`,
+        "",
+        `${GREETING[prompt.locale]}`,
+        "",
+        "## Notes",
+        "",
+        ...sentences.map((sentence) => `- ${sentence.replace(/^(\S+)/, "**$1**")}`),
+        "",
+        `${SIGN_OFF[prompt.locale]},`,
+        prompt.locale === "fr" ? "[Votre nom]" : "[Your name]",
+      ].join("\n"),
+    };
+  }),
+
+  /** Answers in English whatever the locale asked. */
+  answersInEnglish: fromPrompt((prompt) => json(wellWritten(prompt, "en"))),
+
+  /** Makes up a year ("since 2009") that is not among the facts. */
+  inventsYear: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    const extra =
+      prompt.locale === "fr"
+        ? " Votre site n'a pas changé depuis 2009."
+        : " Your site has not changed since 2009.";
+    return json({ ...written, body: `${written.body}${extra}` });
+  }),
+
+  /** Makes up a review count ("your 47 reviews"). */
+  inventsReviewCount: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    const extra =
+      prompt.locale === "fr"
+        ? " Vos 47 avis en ligne méritent un meilleur site."
+        : " Your 47 online reviews deserve a better website.";
+    return json({ ...written, body: `${written.body}${extra}` });
+  }),
+
+  /** Adds a link to the sender's portfolio. */
+  addsLink: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    return json({ ...written, body: `${written.body} See examples at https://portfolio.example/work.` });
+  }),
+
+  /** Adds an email address to write back to. */
+  addsEmailAddress: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    return json({ ...written, body: `${written.body} You can reach me at hello@portfolio.example.` });
+  }),
+
+  /** Answers with a function tool call carrying the JSON, content null (tool-happy models). */
+  returnsToolCall: fromPrompt((prompt) => ({
+    kind: "toolCall",
+    arguments: JSON.stringify(wellWritten(prompt)),
+  })),
+
+  /** Streams its answer as server-sent events although no stream was asked for. */
+  streams: fromPrompt((prompt) => ({ kind: "stream", content: JSON.stringify(wellWritten(prompt)) })),
+
+  /** Stops mid-sentence at its token limit. */
+  cutOff: fromPrompt((prompt) => {
+    const written = wellWritten(prompt);
+    return { kind: "content", content: JSON.stringify(written).slice(0, 120), finishReason: "length" };
+  }),
+} satisfies Record<string, BehaviourChooser>;
+
+/** `first` for the first completion, `then` for every later one (a model that gets it right when told why). */
+export function firstThen(first: BehaviourChooser, then: BehaviourChooser): BehaviourChooser {
+  return (request, index) => {
+    const chosen = index === 0 ? first : then;
+    return typeof chosen === "function" ? chosen(request, index) : chosen;
+  };
+}
