@@ -13,8 +13,8 @@ export type FakeBehaviour =
   | { kind: "toolCall"; arguments: string }
   /** 200 as server-sent events (chat.completion.chunk), a few characters per chunk, even though no stream was asked for. */
   | { kind: "stream"; content: string }
-  /** Waits for `gate` before behaving as `then`: lets a test hold a generation open. */
-  | { kind: "afterGate"; gate: Promise<unknown>; then: FakeBehaviour }
+  /** Waits for `gate` before behaving as `answer`: lets a test hold a generation open. */
+  | { kind: "afterGate"; gate: Promise<unknown>; answer: FakeBehaviour }
   /** 200 with JSON.stringify(value) as the content. */
   | { kind: "json"; value: unknown }
   /** 200 whose content is not JSON at all. */
@@ -94,7 +94,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAiServer> {
     switch (behaviour.kind) {
       case "afterGate":
         await behaviour.gate;
-        await answer(behaviour.then, recorded, res);
+        await answer(behaviour.answer, recorded, res);
         return;
       case "toolCall":
         sendJson(res, 200, completion(recorded, null, "tool_calls", behaviour.arguments));

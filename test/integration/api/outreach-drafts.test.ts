@@ -686,7 +686,7 @@ describe("the credit is held before the model is called (over real HTTP)", () =>
     const gate = new Promise<void>((resolve) => {
       openGate = resolve;
     });
-    fake.respondWith((request) => ({ kind: "afterGate", gate, then: modelCatalogue.wellBehaved(request) }));
+    fake.respondWith((request) => ({ kind: "afterGate", gate, answer: modelCatalogue.wellBehaved(request) }));
 
     const settled: { status: number }[] = [];
     let allButOneSettled = () => {};
