@@ -25,7 +25,7 @@ import { ChatCompletionStream } from "openai/lib/ChatCompletionStream";
 import { Stream } from "openai/streaming";
 import { ApiError } from "../errors.ts";
 import { findDraftProblems, findTextProblems } from "./check-draft.ts";
-import { assembleBody } from "./email-frame.ts";
+import { assembleBody, typesetFor } from "./email-frame.ts";
 import { type FactKey, factsForDraft, MAX_FACTS_PER_DRAFT, type VerifiedFact } from "./facts.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
 import { singleLine } from "./generator.ts";
@@ -279,7 +279,7 @@ export function createLlmGenerator(options: LlmGeneratorOptions): DraftGenerator
         try {
           const part = readAnswer(answer, request, givenKeys);
           const draft: Draft = {
-            subject: part.subject,
+            subject: typesetFor(request.locale)(part.subject),
             body: assembleBody(request, part.middle, part.factsUsed),
             facts_used: part.factsUsed,
           };

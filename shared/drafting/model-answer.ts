@@ -104,6 +104,8 @@ const SUBJECT_LINE = /^\W{0,4}(?:subject|objet)\W{0,4}\s*:\s*(.+)$/im;
 
 /** "Subject: ...", then the body after it; null without a subject line. */
 function parsePlainAnswer(raw: string): StructuredAnswer | null {
+  // JSON that did not parse into a subject and body is not plain text either.
+  if (raw.trim().startsWith("{")) return null;
   const text = stripInlineMarkdown(raw.replace(/```[a-zA-Z]*\n?|```/g, ""));
   const match = SUBJECT_LINE.exec(text);
   if (match?.[1] === undefined) return null;
