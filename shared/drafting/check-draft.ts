@@ -100,18 +100,19 @@ export function detectLanguage(text: string): DraftLocale | "und" {
 
 /**
  * Problems of free text written for this request (the model's part, or a whole draft): links,
- * unverified numbers, wrong language. The business's name is taken out before the language is
- * judged, since an English name in a French email (or the reverse) is normal.
+ * unverified numbers, wrong language. The business's name and city are provider data, not the
+ * writer's claims: they are taken out first (a name may hold digits or read like a domain, and an
+ * English name in a French email, or the reverse, is normal).
  */
 export function findTextProblems(text: string, request: DraftRequest): string[] {
   const problems: string[] = [];
-  const link = findLinkOrEmail(text);
+  const own = removeAll(text, [request.business.name, request.business.city ?? ""]);
+  const link = findLinkOrEmail(own);
   if (link !== null) problems.push("it contains a link or an email address");
-  const numbers = unverifiedNumbers(text, allowedNumbers(request));
+  const numbers = unverifiedNumbers(own, allowedNumbers(request));
   if (numbers.length > 0)
     problems.push(`it states numbers that are not among the verified facts: ${numbers.join(", ")}`);
-  const withoutNames = removeAll(text, [request.business.name, request.business.city ?? ""]);
-  const language = detectLanguage(withoutNames);
+  const language = detectLanguage(own);
   if (language !== "und" && language !== request.locale) {
     problems.push(
       `it is written in ${language === "en" ? "English" : "French"}, not the requested ${request.locale}`,

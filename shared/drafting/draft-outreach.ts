@@ -6,8 +6,9 @@ import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { markLeadDrafted } from "../leads/leads.ts";
 import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
+import { findDraftProblems } from "./check-draft.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
-import type { Draft, DraftGenerator } from "./generator.ts";
+import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
 
 export interface DraftOutreachDeps {
   db: Db;
@@ -147,12 +148,25 @@ async function draftWithHold(
   if (facts.length === 0) throw new ApiError("insufficient_audit_data", explainNoFacts(factInput).message);
 
   const locale = requestedLocale ?? lead.language;
-  const draft = await deps.generator.generate({
+  const request: DraftRequest = {
     locale,
     business: { name: lead.name, category: lead.category },
     facts,
     sender: { name: lead.sender_name, company: lead.sender_company, offer: lead.offer },
-  });
+  };
+  const draft = await deps.generator.generate(request);
+  // The one check every draft passes before it is stored and charged, whichever drafter wrote it.
+  const problems = findDraftProblems(draft, request);
+  if (problems.length > 0) {
+    deps.logger?.warn(
+      { problems, generator: deps.generator.name },
+      "a produced draft failed the draft check",
+    );
+    throw new ApiError(
+      "generation_failed",
+      "The outreach draft could not be generated. Nothing was charged; please retry.",
+    );
+  }
 
   await db.transaction().execute(async (trx) => {
     await settleHold(trx, hold, shortfall);

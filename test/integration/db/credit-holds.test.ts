@@ -177,14 +177,14 @@ describe("the search route counts live holds", () => {
 });
 
 type Operation =
-  | { kind: "hold"; then: "settle" | "release" | "abandon" }
+  | { kind: "hold"; outcome: "settle" | "release" | "abandon" }
   | { kind: "debit"; credits: number }
   | { kind: "purchase"; credits: number };
 
 const operationArb: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({
     kind: fc.constant("hold" as const),
-    then: fc.constantFrom("settle" as const, "release" as const, "abandon" as const),
+    outcome: fc.constantFrom("settle" as const, "release" as const, "abandon" as const),
   }),
   fc.record({ kind: fc.constant("debit" as const), credits: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant("purchase" as const), credits: fc.integer({ min: 1, max: 2 }) }),
@@ -215,10 +215,10 @@ describe("ledger property: random concurrent holds, settlements, releases, charg
             }
             const hold = await settled(holdCredits(db, ws.workspaceId, DRAFT_HOLD));
             if (hold === "402") return;
-            if (operation.then === "settle") {
+            if (operation.outcome === "settle") {
               await db.transaction().execute((trx) => settleHold(trx, hold));
               charged += 1;
-            } else if (operation.then === "release") {
+            } else if (operation.outcome === "release") {
               await releaseHold(db, hold);
             } else {
               abandoned += 1;
