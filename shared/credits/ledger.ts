@@ -16,6 +16,27 @@ export async function readBalance(db: Db, workspaceId: string): Promise<number> 
   return row.balance;
 }
 
+/**
+ * What the workspace can spend right now: the balance less its live holds. A fast pre-check for
+ * routes that want to refuse paid work early (the debit itself re-checks under the lock).
+ */
+export async function readAvailableBalance(db: Db, workspaceId: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const balance = await readBalanceIn(trx, workspaceId);
+    return balance - (await sumLiveHolds(trx, workspaceId));
+  });
+}
+
+async function readBalanceIn(trx: Transaction<Database>, workspaceId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("workspaces")
+    .select("balance")
+    .where("id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError("not_found", "No such workspace.");
+  return row.balance;
+}
+
 /** Locks the workspace row so that charges in one workspace are applied one transaction at a time. */
 export async function lockWorkspaceBalance(trx: Transaction<Database>, workspaceId: string): Promise<number> {
   const row = await trx

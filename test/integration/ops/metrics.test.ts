@@ -294,7 +294,7 @@ describe("drafts by outcome and generator", () => {
         },
       });
       expect((await draft(llm.app, ws.auth, leadId as string)).statusCode).toBe(200);
-      // A 400 is not retried by the SDK: one failed call, 502, nothing charged.
+      // A 400 to every output mode (JSON schema, JSON mode, plain text): 502, nothing charged.
       openai.respondWith({ kind: "status", status: 400 });
       expect((await draft(llm.app, ws.auth, leadId as string)).statusCode).toBe(502);
 
