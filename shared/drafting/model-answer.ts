@@ -137,9 +137,13 @@ function stripInlineMarkdown(text: string): string {
 const GREETING_LINE =
   /^(?:hello|hi|hey|dear|greetings|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|cher|chère|madame|monsieur)\b[^.!?]{0,60}[,!:.]?$/i;
 
-/** A sign-off line: everything from it down is the model's signature, which the service writes itself. */
+/**
+ * A sign-off line: a closing phrase alone, or followed by a name after a comma or a dash ("Best
+ * regards, Claire"). Everything from it down is the model's signature, which the service writes
+ * itself. A sentence that merely starts with such a word ("Best of all, ...") is not one.
+ */
 const SIGN_OFF_LINE =
-  /^(?:(?:best|kind|warm|warmest)(?: regards| wishes)?|regards|sincerely|yours(?: truly| sincerely)?|cheers|thanks|thank you|many thanks|all the best|talk soon|(?:bien |très )?cordialement|salutations(?: distinguées)?|bien à vous|merci(?: beaucoup)?|au plaisir|à bientôt)\b[^.?]{0,30}[,.!]?$/i;
+  /^(?:best regards|best wishes|best|kind regards|warm regards|warmest regards|regards|sincerely|yours sincerely|yours truly|yours|cheers|thanks|thank you|many thanks|all the best|talk soon|bien cordialement|très cordialement|cordialement|salutations distinguées|salutations|bien à vous|merci beaucoup|merci|au plaisir|à bientôt)\s*[,.!]?(?:\s*[-–—,]?\s*[\p{L}][\p{L} .'-]{0,40})?$/iu;
 
 function normaliseMiddle(body: string): string {
   const lines = stripInlineMarkdown(body.replace(/\r\n?/g, "\n"))

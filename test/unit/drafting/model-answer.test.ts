@@ -26,6 +26,10 @@ describe("readModelAnswer: repaired", () => {
     ["bare JSON", JSON.stringify(answer)],
     ["JSON in a code fence", `\`\`\`json\n${JSON.stringify(answer, null, 2)}\n\`\`\``],
     ["JSON after a sentence", `Sure! Here it is: ${JSON.stringify(answer)} Let me know.`],
+    [
+      "a sign-off with a name on its line",
+      JSON.stringify({ ...answer, body: `${MIDDLE}\n\nBest regards, Claire Dubois` }),
+    ],
     ["surrounding whitespace", `\n\n  ${JSON.stringify({ ...answer, body: `\n  ${MIDDLE}  \n` })}  \n`],
     [
       "its own greeting and signature",
@@ -57,6 +61,11 @@ describe("readModelAnswer: repaired", () => {
       middle: "Your homepage has no viewport tag.\nIts copyright notice still says 2016.",
       factsUsed: GIVEN,
     });
+  });
+
+  it("keeps a sentence that merely starts like a sign-off", () => {
+    const body = `${MIDDLE}\nBest of all, both are quick to fix.\nThanks to a few changes, phones would show it properly.`;
+    expect(readModelAnswer(JSON.stringify({ ...answer, body }), GIVEN).middle).toBe(body);
   });
 
   it("cuts a subject over length at a word", () => {
