@@ -15,6 +15,7 @@ import type { FactKey } from "../../../shared/drafting/facts.ts";
 import {
   adminRequest,
   createWorkspace,
+  startSiblingApp,
   startTestApp,
   type TestApp,
   type TestWorkspace,
@@ -724,6 +725,53 @@ describe("the credit is held before the model is called (over real HTTP)", () =>
     expect(rows).toHaveLength(1);
     expect(rows[0]?.locale).toBe("fr");
     expect(await statusOf(llm, ws, leadId)).toBe("drafted");
+  });
+
+  it("across two API nodes on one database: one model call, the other drafts 402", async () => {
+    const second = await startSiblingApp(llm.database.db, {
+      RATE_LIMIT_READ_PER_MIN: "1000",
+      OPENAI_API_KEY: "test-openai-key",
+      OPENAI_MODEL: MODEL,
+      OPENAI_BASE_URL: fake.baseURL,
+    });
+    try {
+      await second.app.listen({ port: 0, host: "127.0.0.1" });
+      const urls = [
+        await listeningUrl(llm),
+        `http://127.0.0.1:${(second.app.server.address() as AddressInfo).port}`,
+      ];
+      const ws = await createWorkspace(llm.app);
+      const leadId = await seedLead(llm, ws);
+      await setBalance(llm, ws, 1);
+      let openGate = () => {};
+      const gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+      fake.respondWith((request) => ({
+        kind: "afterGate",
+        gate,
+        answer: modelCatalogue.wellBehaved(request),
+      }));
+
+      // The generation is let go only once the five others answered 402: had any of them waited
+      // for it (or started a second one), this test would never finish.
+      let refused = 0;
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          fetchDraft(urls[index % 2] ?? "", ws, leadId).then((response) => {
+            if (response.status === 402) refused += 1;
+            if (refused === 5) openGate();
+            return response;
+          }),
+        ),
+      );
+      expect(responses.map((response) => response.status).sort()).toEqual([200, 402, 402, 402, 402, 402]);
+      expect(fake.completionCalls()).toBe(1);
+      expect(await storedBalance(llm, ws)).toBe(0);
+      expect(await draftRows(llm, leadId)).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
   });
 
   it("five parallel drafts at balance 1 with the template drafter: one 200, four 402, one credit, one row", async () => {
