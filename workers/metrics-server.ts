@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
+import { readQueueCounts, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
 import type { Metrics } from "../shared/metrics.ts";
 
 export interface WorkerMetricsOptions {
@@ -23,8 +23,7 @@ export interface WorkerMetricsServer {
 
 /**
  * The worker's own HTTP server for Prometheus (`GET /metrics`) and liveness (`GET /healthz`).
- * The queue gauges read BullMQ's counts at each scrape, over a connection that fails fast, so a
- * Redis outage leaves them empty instead of hanging the scrape.
+ * The queue gauges read BullMQ's counts at each scrape (`readQueueCounts`).
  */
 export async function startWorkerMetricsServer(options: WorkerMetricsOptions): Promise<WorkerMetricsServer> {
   const { metrics, logger } = options;
@@ -32,12 +31,7 @@ export async function startWorkerMetricsServer(options: WorkerMetricsOptions): P
   connection.on("error", () => {});
   const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix: options.queuePrefix });
   queue.on("error", () => {});
-  metrics.observeAuditQueue(async () => {
-    // BullMQ would wait for the connection; a scrape must not.
-    if (connection.status !== "ready") throw new Error(`Redis connection is ${connection.status}`);
-    const counts = await queue.getJobCounts("waiting", "delayed", "active");
-    return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
-  });
+  metrics.observeAuditQueue(() => readQueueCounts(queue, connection));
 
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];

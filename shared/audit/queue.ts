@@ -3,6 +3,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
+import type { AuditQueueCounts } from "../metrics.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import { readCurrentAudits } from "./cache.ts";
@@ -31,6 +32,22 @@ export interface QueueSettings {
 
 /** How long close() waits for BullMQ to close its connections. */
 const CLOSE_TIMEOUT_MS = 3_000;
+
+/** ioredis states of a connection that has not been ready yet since it was made. */
+const FIRST_CONNECT_STATES = new Set(["wait", "connecting", "connect"]);
+
+/**
+ * The queue gauges' counts over a fail-fast connection (`enableOfflineQueue: false`). A read that
+ * comes while the connection is still being made (a scrape right after start) waits for it (the
+ * scrape's own timeout bounds that); a connection lost after it was ready fails at once, so a Redis
+ * outage empties the gauges instead of hanging or queueing the scrape.
+ */
+export async function readQueueCounts(queue: Queue, connection: Redis): Promise<AuditQueueCounts> {
+  if (FIRST_CONNECT_STATES.has(connection.status)) await queue.waitUntilReady();
+  if (connection.status !== "ready") throw new Error(`Redis connection is ${connection.status}`);
+  const counts = await queue.getJobCounts("waiting", "delayed", "active");
+  return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
+}
 
 /** Job options: a finished job is kept a while so that a second search finds it done. */
 const JOB_OPTIONS = {
@@ -89,12 +106,7 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
       const audits = await readCurrentAudits(settings.db, [{ placeId: target.placeId, website: target.url }]);
       return audits.get(target.placeId) ?? null;
     },
-    async queueCounts() {
-      // BullMQ would wait for the connection; a scrape must not.
-      if (producer.status !== "ready") throw new Error(`Redis connection is ${producer.status}`);
-      const counts = await queue.getJobCounts("waiting", "delayed", "active");
-      return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
-    },
+    queueCounts: () => readQueueCounts(queue, producer),
     async close() {
       // BullMQ waits for a connection before closing it: with Redis unreachable, forever. Bounded,
       // so that a shutdown during a Redis outage still ends (and exits 0) instead of hanging.

@@ -1,5 +1,5 @@
 /**
- * The consent page in a real browser (Debian's headless Chromium driven by playwright-core): the
+ * The consent page in a real browser (the project's headless Chromium, driven by playwright-core): the
  * member pastes an API key and clicks Approve (or Deny), and the browser ends on the client's
  * redirect URI. Chromium enforces the page's CSP (form-action, no script) and its framing rules.
  *
@@ -9,9 +9,10 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { launchBrowser } from "../../support/browser.ts";
 import {
   authorizeUrl,
   type HttpTestApp,
@@ -22,7 +23,6 @@ import {
   tokenRequest,
 } from "../../support/oauth.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = fileURLToPath(new URL("../../../docs/oauth-authorize.png", import.meta.url));
 
 let t: HttpTestApp;
@@ -65,24 +65,7 @@ async function startCallbackServer(): Promise<typeof callback> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: this test needs Debian's Chromium. Install it with \`apt-get install -y chromium\`.`,
-    );
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchBrowser();
   t = await startHttpTestApp();
   ws = await createWorkspace(t.app, { name: "Browser agency" });
   callback = await startCallbackServer();

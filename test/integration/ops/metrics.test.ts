@@ -9,7 +9,13 @@ import { Queue } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createQueueAuditor, SITE_AUDIT_JOB, SITE_AUDIT_QUEUE } from "../../../shared/audit/queue.ts";
+import {
+  createQueueAuditor,
+  readQueueCounts,
+  SITE_AUDIT_JOB,
+  SITE_AUDIT_QUEUE,
+} from "../../../shared/audit/queue.ts";
+import { createMetrics } from "../../../shared/metrics.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { createTestDatabase } from "../../support/database.ts";
 import {
@@ -435,6 +441,25 @@ describe("the audit pipeline (distributed mode: BullMQ)", () => {
       await queue.close();
       connection.disconnect();
       await api.close();
+    }
+  });
+
+  it("a scrape while the Redis connection is still being made waits for it: the depth, not an empty gauge", async () => {
+    const prefix = unique("metrics_c");
+    const metrics = createMetrics({ defaultMetrics: false });
+    const connection = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix });
+    try {
+      metrics.observeAuditQueue(() => readQueueCounts(queue, connection));
+      // Scraped in the same tick as the connection was made, as a scrape right after start is.
+      expect(connection.status).toBe("connecting");
+      const scraped = parseScrape(await metrics.scrape());
+      expect(scraped.get("leadapi_audit_queue_depth", { state: "waiting" })).toBe(0);
+      expect(scraped.get("leadapi_audit_queue_depth", { state: "delayed" })).toBe(0);
+      expect(scraped.get("leadapi_audit_active_jobs")).toBe(0);
+    } finally {
+      await queue.close();
+      connection.disconnect();
     }
   });
 
