@@ -42,26 +42,56 @@ const summaryColumns = [
   "leads.added_at",
 ] as const;
 
-/** Newest first; ties on added_at broken by id so that paging never skips or repeats a lead. */
+/**
+ * One page of the workspace's leads, newest first; ties on added_at broken by id so that paging
+ * never skips or repeats a lead. The page is walked down the leads_page index one lead at a time
+ * (each step the next lead before the previous one, LIMIT 1), joined to its place as it is found.
+ * A plain join, or even a LIMIT subquery on leads, leaves the planner free to read every lead of
+ * the workspace and sort them when its statistics are stale (right after a bulk insert, or a new
+ * workspace unknown to the last ANALYZE): it then estimates a few rows, and a bitmap scan plus a
+ * sort looks cheaper than the ordered index scan. For LIMIT 1 the ordered index scan wins
+ * whatever the estimate, so this plan does not depend on statistics.
+ */
+export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
+  const after = page.after
+    ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
+    : sql``;
+  return sql<LeadSummary>`
+    with recursive walk as (
+      (select first.*, places.name, places.category, places.address, places.website, 1 as n
+       from (
+         select leads.id, leads.place_id, leads.email, leads.outreach_status, leads.added_at
+         from leads
+         where leads.workspace_id = ${workspaceId} ${after}
+         order by leads.added_at desc, leads.id desc
+         limit 1
+       ) as first
+       join places on places.place_id = first.place_id)
+      union all
+      select next.*, places.name, places.category, places.address, places.website, walk.n + 1
+      from walk
+      cross join lateral (
+        select leads.id, leads.place_id, leads.email, leads.outreach_status, leads.added_at
+        from leads
+        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id)
+        order by leads.added_at desc, leads.id desc
+        limit 1
+      ) as next
+      join places on places.place_id = next.place_id
+      where walk.n < ${page.limit}
+    )
+    select id, place_id, name, category, address, website, email, outreach_status, added_at
+    from walk
+    order by walk.added_at desc, walk.id desc`;
+}
+
 export async function listLeads(
   db: Db,
   workspaceId: string,
   page: { limit: number; after: LeadCursor | null },
 ): Promise<LeadPage> {
-  let query = db
-    .selectFrom("leads")
-    .innerJoin("places", "places.place_id", "leads.place_id")
-    .select(summaryColumns)
-    .where("leads.workspace_id", "=", workspaceId);
-  if (page.after) {
-    const { addedAt, leadId } = page.after;
-    query = query.where(sql<boolean>`(leads.added_at, leads.id) < (${addedAt}, ${leadId}::uuid)`);
-  }
-  const rows = await query
-    .orderBy("leads.added_at", "desc")
-    .orderBy("leads.id", "desc")
-    .limit(page.limit + 1)
-    .execute();
+  // One row more than the page tells whether a next page exists.
+  const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);
   const leads = rows.slice(0, page.limit);
   const last = leads.at(-1);
   return {
