@@ -52,8 +52,6 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
-export type Env = z.input<typeof configSchema>;
-
 /** How long the database may take before a request gives up on it (PostgreSQL only). */
 export interface DatabaseTimeouts {
   /** Opening a connection, or waiting for a free one in the pool. */

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -187,7 +187,3 @@ export interface Database {
 
 export type Workspace = Selectable<WorkspacesTable>;
 export type Member = Selectable<MembersTable>;
-export type ApiKey = Selectable<ApiKeysTable>;
-export type Place = Selectable<PlacesTable>;
-export type NewPlace = Insertable<PlacesTable>;
-export type Lead = Selectable<LeadsTable>;

@@ -25,7 +25,4 @@ export function createDraftGenerator(config: DraftGeneratorConfig): DraftGenerat
   return createTemplateGenerator();
 }
 
-export { findDraftProblems } from "./check-draft.ts";
-export type { FactInput, FactKey, NoFactsExplanation, NoFactsReason, VerifiedFact } from "./facts.ts";
-export { collectVerifiedFacts, explainNoFacts, FACT_KEYS_IN_ORDER, selectFacts } from "./facts.ts";
-export type { Draft, DraftGenerator, DraftLocale, DraftRequest, DraftSender } from "./generator.ts";
+export type { DraftGenerator } from "./generator.ts";
