@@ -1,10 +1,9 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { type AnalysisPool, createAnalysisPool } from "../shared/audit/analysis-pool.ts";
+import { createAuditStack } from "../shared/audit/audit-stack.ts";
 import type { SiteAuditor } from "../shared/audit/auditor.ts";
 import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
 import { createQueueAuditor } from "../shared/audit/queue.ts";
-import { auditUserAgent, createAuditRunner } from "../shared/audit/run-audit.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
 import type { Db } from "../shared/db/database.ts";
@@ -15,7 +14,6 @@ import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
 import {
   createMetrics,
-  instrumentAuditRunner,
   instrumentDraftGenerator,
   instrumentPlacesProvider,
   type Metrics,
@@ -147,41 +145,22 @@ export async function createServices(
   };
 }
 
-/** With Redis, audits go to the BullMQ workers; without, the same audit code runs in this process. */
+/** With Redis, audits go to the BullMQ workers; without, the worker's own audit stack runs in this process. */
 function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
   if (config.redisUrl) {
     return createQueueAuditor({ redisUrl: config.redisUrl, prefix: config.queuePrefix, db });
   }
-  // The thread pool starts with the first audit: most API processes never run one.
-  let started: AnalysisPool | undefined;
-  const startPool = () => {
-    started ??= createAnalysisPool(config.audit.threads > 0 ? { threads: config.audit.threads } : {});
-    return started;
-  };
-  const pool: AnalysisPool = {
-    get threads() {
-      return startPool().threads;
-    },
-    analyze: (input) => startPool().analyze(input),
-    close: async () => started?.close(),
-  };
-  const run = createAuditRunner({
-    db,
-    pool,
-    fetch: {
-      allowPrivateNetworks: config.audit.allowPrivateNetworks,
-      userAgent: auditUserAgent(config.publicUrl),
-    },
-  });
-  const auditor = createInProcessAuditor(instrumentAuditRunner(run, metrics), {
+  const stack = createAuditStack(config, { db, metrics }, { lazyPool: true });
+  const auditor = createInProcessAuditor(stack.run, {
     concurrency: config.audit.concurrency,
+    onQueueWait: (seconds) => metrics.auditQueueWait(seconds),
   });
   return {
-    audit: (target, deadline) => auditor.audit(target, deadline),
+    audit: (target, deadline, options) => auditor.audit(target, deadline, options),
     queueCounts: () => auditor.queueCounts(),
     async close() {
       await auditor.close();
-      await pool.close();
+      await stack.close();
     },
   };
 }
@@ -193,6 +172,7 @@ export function searchDepsOf(services: Services): Omit<SearchDeps, "logger"> {
     places: services.places,
     auditor: services.auditor,
     checkBudgetMs: services.config.searchCheckBudgetMs,
+    matchGraceMs: services.config.searchMatchGraceMs,
     metrics: services.metrics,
   };
 }

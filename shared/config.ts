@@ -36,8 +36,11 @@ const configSchema = z.object({
   OPENAI_MODEL: optionalString,
   OPENAI_TIMEOUT_MS: positiveInt(15_000),
   SEARCH_CHECK_BUDGET_MS: positiveInt(30_000),
+  SEARCH_MATCH_GRACE_MS: z.coerce.number().int().min(0).default(1_000),
   AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
-  AUDIT_CONCURRENCY: positiveInt(25),
+  AUDIT_CONCURRENCY: positiveInt(200),
+  AUDIT_FETCHES_PER_HOST: positiveInt(4),
+  AUDIT_FETCHES_PER_IP: positiveInt(32),
   AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
   AUDIT_JOB_LOCK_MS: positiveInt(30_000),
   QUEUE_PREFIX: z
@@ -83,10 +86,21 @@ export interface Config {
     | { apiKey: string | undefined; baseURL: string | undefined; model: string; timeoutMs: number }
     | undefined;
   searchCheckBudgetMs: number;
+  /**
+   * Once a live-check search has its max_results matches, how long it still waits for the
+   * better-ranked candidates being checked before it answers without them (truncated).
+   */
+  searchMatchGraceMs: number;
   audit: {
     allowPrivateNetworks: boolean;
-    /** Audits in flight per process (in-process auditor, or one worker). */
+    /**
+     * Audits in flight per process (in-process auditor, or one worker): each is mostly a homepage
+     * fetch waiting on the network; parsing is bounded by `threads`.
+     */
     concurrency: number;
+    /** Politeness: fetches at once to one hostname, and to one IP address. */
+    fetchesPerHost: number;
+    fetchesPerIp: number;
     /** Analysis threads; 0 means one less than the cores. */
     threads: number;
     /** How long a worker's job lock lasts; a dead worker's job is retried after about this long. */
@@ -156,9 +170,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           }
         : undefined,
     searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
+    searchMatchGraceMs: e.SEARCH_MATCH_GRACE_MS,
     audit: {
       allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
       concurrency: e.AUDIT_CONCURRENCY,
+      fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
+      fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
       threads: e.AUDIT_THREADS,
       jobLockMs: e.AUDIT_JOB_LOCK_MS,
     },
@@ -175,11 +192,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
 /**
  * `loadConfig` for an entry point: a bad value prints its one message (naming the variable) and
- * exits 1, instead of a stack trace.
+ * exits 1, instead of a stack trace. `check` adds what one entry point needs beyond the schema
+ * (the worker: REDIS_URL and DATABASE_URL), as a message.
  */
-export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+export function loadConfigOrExit(
+  env: Record<string, string | undefined>,
+  check?: (config: Config) => string | undefined,
+): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    const problem = check?.(config);
+    if (problem) throw new ConfigError(problem);
+    return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);

@@ -28,6 +28,8 @@ export const DRAFT_GENERATORS = ["template", "llm"] as const;
 export const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
 export const CALL_OUTCOMES = ["ok", "error"] as const;
 export const CREDIT_OPERATIONS = ["search", "draft"] as const;
+export const AUDIT_STAGES = ["fetch", "parse"] as const;
+export type AuditStageLabel = (typeof AUDIT_STAGES)[number];
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
 export type DraftOutcomeLabel = (typeof DRAFT_OUTCOMES)[number];
@@ -40,6 +42,8 @@ export interface SearchMetrics {
   searchFinished(outcome: SearchOutcomeLabel, creditsSpent: number): void;
   /** Live-filter cache lookups of the scan: sites answered from the cache, and sites not. */
   auditCacheLookups(hits: number, misses: number): void;
+  /** A search answered truncated because some live checks did not finish within its budget. */
+  searchTruncatedByBudget(): void;
 }
 
 /** What a draft reports (shared/drafting/draft-outreach.ts). */
@@ -49,6 +53,12 @@ export interface DraftMetrics {
 
 export interface AuditJobMetrics {
   auditJobFinished(outcome: AuditJobOutcomeLabel, seconds: number): void;
+  /** An audit starts (+1) or ends (-1) in this process. */
+  auditsInFlight(delta: 1 | -1): void;
+  /** How long one stage of an audit took: the homepage fetch, or its parsing (thread wait included). */
+  auditStage(stage: AuditStageLabel, seconds: number): void;
+  /** How long a job waited between being queued and starting. */
+  auditQueueWait(seconds: number): void;
 }
 
 export interface PlacesCallMetrics {
@@ -84,6 +94,10 @@ export interface Metrics
   readonly auditCacheLookupsTotal: Counter<"result">;
   readonly auditQueueDepth: Gauge<"state">;
   readonly auditActiveJobs: Gauge;
+  readonly auditsInFlightGauge: Gauge;
+  readonly auditStageDuration: Histogram<"stage">;
+  readonly auditQueueWaitDuration: Histogram;
+  readonly searchesTruncatedByBudget: Counter;
   readonly placesRequestDuration: Histogram<"outcome">;
   readonly llmRequestDuration: Histogram<"outcome">;
   /** `route` is the route pattern (`/v1/leads/:id`), never the raw URL. */
@@ -203,6 +217,29 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       if (counts) auditActiveJobs.set(counts.active);
     },
   });
+  const auditsInFlightGauge = new Gauge({
+    name: `${METRICS_PREFIX}audits_in_flight`,
+    help: "Homepage audits running in this process now (fetching or parsing)",
+    registers,
+  });
+  const auditStageDuration = new Histogram({
+    name: `${METRICS_PREFIX}audit_stage_duration_seconds`,
+    help: "Duration of one stage of a homepage audit: fetch (network), parse (analysis thread, wait included)",
+    labelNames: ["stage"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 12],
+    registers,
+  });
+  const auditQueueWaitDuration = new Histogram({
+    name: `${METRICS_PREFIX}audit_queue_wait_seconds`,
+    help: "Time an audit job waited between being queued and starting",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+    registers,
+  });
+  const searchesTruncatedByBudget = new Counter({
+    name: `${METRICS_PREFIX}searches_truncated_by_budget_total`,
+    help: "Live-check searches answered truncated because checks were still running when the budget ran out",
+    registers,
+  });
   const placesRequestDuration = new Histogram({
     name: `${METRICS_PREFIX}places_request_duration_seconds`,
     help: "Places provider latency of one result page (retries included), by outcome",
@@ -226,6 +263,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   }
   for (const outcome of AUDIT_JOB_OUTCOMES) auditJobs.inc({ outcome }, 0);
   for (const result of ["hit", "miss"]) auditCacheLookupsTotal.inc({ result }, 0);
+  searchesTruncatedByBudget.inc(0);
 
   return {
     registry,
@@ -239,6 +277,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     auditCacheLookupsTotal,
     auditQueueDepth,
     auditActiveJobs,
+    auditsInFlightGauge,
+    auditStageDuration,
+    auditQueueWaitDuration,
+    searchesTruncatedByBudget,
     placesRequestDuration,
     llmRequestDuration,
     httpRequestFinished(method, route, statusCode, seconds) {
@@ -251,6 +293,18 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     auditCacheLookups(hits, misses) {
       if (hits > 0) auditCacheLookupsTotal.inc({ result: "hit" }, hits);
       if (misses > 0) auditCacheLookupsTotal.inc({ result: "miss" }, misses);
+    },
+    searchTruncatedByBudget() {
+      searchesTruncatedByBudget.inc();
+    },
+    auditsInFlight(delta) {
+      auditsInFlightGauge.inc(delta);
+    },
+    auditStage(stage, seconds) {
+      auditStageDuration.observe({ stage }, seconds);
+    },
+    auditQueueWait(seconds) {
+      auditQueueWaitDuration.observe(seconds);
     },
     draftFinished(outcome, generator, credits) {
       drafts.inc({ outcome, generator });
@@ -347,6 +401,7 @@ export function instrumentAuditRunner(
 ): (target: AuditTarget) => Promise<SiteAudit> {
   return async (target) => {
     const started = performance.now();
+    metrics.auditsInFlight(1);
     try {
       const audit = await run(target);
       metrics.auditJobFinished(audit.outcome === "ok" ? "ok" : "failed", secondsSince(started));
@@ -354,6 +409,8 @@ export function instrumentAuditRunner(
     } catch (error) {
       metrics.auditJobFinished("error", secondsSince(started));
       throw error;
+    } finally {
+      metrics.auditsInFlight(-1);
     }
   };
 }

@@ -15,6 +15,8 @@ export interface AuditDeps {
   /** Runs the HTML analysis; in production the piscina pool's `analyze`. */
   analyze: (input: AnalyzeInput) => Promise<AnalyzeOutput>;
   now: () => Date;
+  /** Told how long each stage took (metrics); optional. */
+  onStage?: (stage: "fetch" | "parse", seconds: number) => void;
 }
 
 /**
@@ -25,10 +27,13 @@ export interface AuditDeps {
  * when the provider starts listing a different website.
  */
 export async function auditSite(target: AuditTarget, deps: AuditDeps): Promise<SiteAudit> {
+  const fetchStarted = performance.now();
   const page = await fetchHomepage(target.url, deps.fetch);
+  deps.onStage?.("fetch", (performance.now() - fetchStarted) / 1000);
   if (!page.ok) return failedAudit(target, page.failure, deps.now());
 
   const auditedAt = deps.now();
+  const parseStarted = performance.now();
   let analysis: AnalyzeOutput;
   try {
     analysis = await deps.analyze({
@@ -40,6 +45,9 @@ export async function auditSite(target: AuditTarget, deps: AuditDeps): Promise<S
     });
   } catch {
     return failedAudit(target, "analysis_failed", auditedAt);
+  } finally {
+    // Queueing for a thread included: that is what a busy pool costs an audit.
+    deps.onStage?.("parse", (performance.now() - parseStarted) / 1000);
   }
 
   return {

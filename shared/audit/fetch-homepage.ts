@@ -4,6 +4,7 @@ import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
+import type { FetchPoliteness } from "./fetch-politeness.ts";
 
 /**
  * Fetches one business homepage for the audit, safely: the URL comes from a places provider
@@ -38,6 +39,16 @@ export interface FetchHomepageOptions {
    * for a public site while the policy stays in force for every other address.
    */
   trustedAddresses?: readonly string[];
+  /**
+   * Requests at once per hostname and per IP address, shared by every fetch of the process (one
+   * per audit stack). Unset: no limit but the connection pool's 16 per IP and port.
+   */
+  politeness?: FetchPoliteness;
+  /**
+   * The connection pool to use, from `createHomepageAgent` with these same options (its owner
+   * closes it). Unset: one pool per set of limits shared by the process.
+   */
+  agent?: Agent;
 }
 
 export interface FetchedPage {
@@ -78,7 +89,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 
-type Limits = { timeoutMs: number; maxBytes: number; maxRedirects: number };
+type Limits = { timeoutMs: number; maxBytes: number; maxRedirects: number; connectionsPerOrigin: number };
 
 export async function fetchHomepage(
   url: string,
@@ -145,12 +156,26 @@ async function fetchOnce(
   const addresses = await resolveAndCheck(url.hostname, options, signal);
   if ("failure" in addresses) return { kind: "failure", failure: addresses.failure };
 
-  let response: Dispatcher.ResponseData;
+  let held: { response: Dispatcher.ResponseData; release: () => void };
   try {
-    response = await requestFromFirstReachable(url, port, addresses.list, options, limits, signal);
+    held = await requestFromFirstReachable(url, port, addresses.list, options, limits, signal);
   } catch (error) {
     return { kind: "failure", failure: failureFromError(error, signal) };
   }
+  try {
+    return await readResponse(url, held.response, limits, signal);
+  } finally {
+    // The politeness slot is held until the body is read (or dropped).
+    held.release();
+  }
+}
+
+async function readResponse(
+  url: URL,
+  response: Dispatcher.ResponseData,
+  limits: Limits,
+  signal: AbortSignal,
+): Promise<HopResult> {
   const { statusCode, headers, body } = response;
 
   if (redirectStatuses.has(statusCode)) {
@@ -267,13 +292,18 @@ async function requestFromFirstReachable(
   options: FetchHomepageOptions,
   limits: Limits,
   signal: AbortSignal,
-): Promise<Dispatcher.ResponseData> {
-  const agent = agentFor(limits);
+): Promise<{ response: Dispatcher.ResponseData; release: () => void }> {
+  const agent = options.agent ?? agentFor(limits);
+  // An IP literal in the URL has no hostname of its own to be polite to: its address is.
+  const politeHost = isIP(url.hostname.replace(/^\[|\]$/g, "")) === 0 ? url.hostname : null;
   let lastError: unknown;
   for (const address of addresses) {
     const host = isIP(address) === 6 ? `[${address}]` : address;
+    const release = options.politeness
+      ? await options.politeness.acquire(politeHost, address, signal)
+      : () => {};
     try {
-      return await agent.request({
+      const response = await agent.request({
         origin: `${url.protocol}//${host}:${port}`,
         path: `${url.pathname}${url.search}`,
         method: "GET",
@@ -286,7 +316,9 @@ async function requestFromFirstReachable(
         },
         signal,
       });
+      return { response, release };
     } catch (error) {
+      release();
       lastError = error;
       const code = errorCode(error);
       if (signal.aborted || code === undefined || !connectErrorCodes.has(code)) throw error;
@@ -302,33 +334,42 @@ async function requestFromFirstReachable(
 const agentsByLimits = new Map<string, Agent>();
 
 function agentFor(limits: Limits): Agent {
-  const key = `${limits.timeoutMs}:${limits.maxBytes}`;
+  const key = `${limits.timeoutMs}:${limits.maxBytes}:${limits.connectionsPerOrigin}`;
   let agent = agentsByLimits.get(key);
   if (agent === undefined) {
-    agent = new Agent({
-      // Per origin, that is per IP and port: hosting platforms serve many businesses from one IP,
-      // so several audits may be fetching from the same origin at once.
-      connections: 16,
-      pipelining: 1,
-      // How many sites are fetched at once is bounded by the audit queue's concurrency, not here:
-      // a cap on origins would fail audits under load instead of slowing them.
-      maxOrigins: Number.POSITIVE_INFINITY,
-      connect: { timeout: Math.min(limits.timeoutMs, 5_000) },
-      headersTimeout: limits.timeoutMs,
-      bodyTimeout: limits.timeoutMs,
-      keepAliveTimeout: 4_000,
-      keepAliveMaxTimeout: 10_000,
-      maxHeaderSize: 64 * 1024,
-      // A backstop on raw bytes; the decompressed size is capped while reading.
-      maxResponseSize: limits.maxBytes,
-      maxRequestsPerClient: 100,
-      allowH2: false,
-      // Requests go to IP literals already chosen and checked.
-      autoSelectFamily: false,
-    });
+    agent = newAgent(limits);
     agentsByLimits.set(key, agent);
   }
   return agent;
+}
+
+/** A connection pool for fetches made with `options` (pass it back as `options.agent`). */
+export function createHomepageAgent(options: Omit<FetchHomepageOptions, "agent">): Agent {
+  return newAgent(limitsOf(options));
+}
+
+function newAgent(limits: Limits): Agent {
+  return new Agent({
+    // Per origin, that is per IP and port: hosting platforms serve many businesses from one IP,
+    // so several audits may be fetching from the same origin at once (as many as politeness allows).
+    connections: limits.connectionsPerOrigin,
+    pipelining: 1,
+    // How many sites are fetched at once is bounded by the audit queue's concurrency, not here:
+    // a cap on origins would fail audits under load instead of slowing them.
+    maxOrigins: Number.POSITIVE_INFINITY,
+    connect: { timeout: Math.min(limits.timeoutMs, 5_000) },
+    headersTimeout: limits.timeoutMs,
+    bodyTimeout: limits.timeoutMs,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 10_000,
+    maxHeaderSize: 64 * 1024,
+    // A backstop on raw bytes; the decompressed size is capped while reading.
+    maxResponseSize: limits.maxBytes,
+    maxRequestsPerClient: 100,
+    allowH2: false,
+    // Requests go to IP literals already chosen and checked.
+    autoSelectFamily: false,
+  });
 }
 
 function decompressed(body: Readable, contentEncoding: string | null): Readable | null {
@@ -441,6 +482,7 @@ function limitsOf(options: FetchHomepageOptions): Limits {
     timeoutMs: nonNegativeInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, "timeoutMs"),
     maxBytes: nonNegativeInteger(options.maxBytes, DEFAULT_MAX_BYTES, "maxBytes"),
     maxRedirects: nonNegativeInteger(options.maxRedirects, DEFAULT_MAX_REDIRECTS, "maxRedirects"),
+    connectionsPerOrigin: Math.max(16, options.politeness?.perAddress ?? 16),
   };
 }
 

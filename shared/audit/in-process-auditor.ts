@@ -4,39 +4,53 @@ import type { SiteAuditor } from "./auditor.ts";
 import type { RunAudit } from "./run-audit.ts";
 import type { SiteAudit } from "./types.ts";
 
+interface Waiter {
+  rank: number;
+  start(): void;
+}
+
 /**
  * Embedded mode (no Redis): audits run in this process, at most `concurrency` at a time, one per
  * place and URL however many searches ask; an audit outlives the search that stopped waiting.
+ * Audits waiting for a slot start in rank order (then arrival): the same fairness as the queue's
+ * job priorities.
  */
 export function createInProcessAuditor(
   run: RunAudit,
-  options: { concurrency: number },
+  options: { concurrency: number; onQueueWait?: (seconds: number) => void },
 ): SiteAuditor & Required<Pick<SiteAuditor, "queueCounts">> {
   const running = new Map<string, Promise<SiteAudit>>();
-  const queue: (() => void)[] = [];
+  const waiting: Waiter[] = [];
   let active = 0;
 
-  const acquire = () =>
+  const acquire = (rank: number) =>
     new Promise<void>((resolve) => {
       if (active < options.concurrency) {
         active += 1;
         resolve();
-      } else {
-        queue.push(resolve);
+        return;
       }
+      const waiter: Waiter = { rank, start: resolve };
+      // Sorted insert after every waiter of the same rank (arrival order within a rank); a few
+      // hundred waiters at most, bounded by the searches in flight.
+      let index = waiting.length;
+      while (index > 0 && waiting[index - 1]!.rank > rank) index -= 1;
+      waiting.splice(index, 0, waiter);
     });
   const release = () => {
-    const next = queue.shift();
-    if (next) next();
+    const next = waiting.shift();
+    if (next) next.start();
     else active -= 1;
   };
 
-  const start = (target: AuditTarget) => {
+  const start = (target: AuditTarget, rank: number) => {
     const key = `${target.placeId}\n${target.url}`;
     const existing = running.get(key);
     if (existing) return existing;
+    const queued = performance.now();
     const audit = (async () => {
-      await acquire();
+      await acquire(rank);
+      options.onQueueWait?.((performance.now() - queued) / 1000);
       try {
         // The audit outlives the search that started it: the search's database deadline is not its own.
         return await withoutDatabaseDeadline(() => run(target));
@@ -50,8 +64,8 @@ export function createInProcessAuditor(
   };
 
   return {
-    async audit(target, deadline) {
-      const audit = start(target);
+    async audit(target, deadline, requestOptions) {
+      const audit = start(target, requestOptions?.rank ?? 0);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), Math.max(0, deadline - Date.now()));
@@ -63,7 +77,7 @@ export function createInProcessAuditor(
       }
     },
     async queueCounts() {
-      return { waiting: queue.length, delayed: 0, active };
+      return { waiting: waiting.length, delayed: 0, active };
     },
     async close() {
       await Promise.allSettled(running.values());

@@ -30,6 +30,9 @@ export interface QueueSettings {
   prefix: string;
 }
 
+/** BullMQ's largest priority (2^21 - 1). */
+const MAX_PRIORITY = 2_097_151;
+
 /** How long close() waits for BullMQ to close its connections. */
 const CLOSE_TIMEOUT_MS = 3_000;
 
@@ -45,16 +48,26 @@ const FIRST_CONNECT_STATES = new Set(["wait", "connecting", "connect"]);
 export async function readQueueCounts(queue: Queue, connection: Redis): Promise<AuditQueueCounts> {
   if (FIRST_CONNECT_STATES.has(connection.status)) await queue.waitUntilReady();
   if (connection.status !== "ready") throw new Error(`Redis connection is ${connection.status}`);
-  const counts = await queue.getJobCounts("waiting", "delayed", "active");
-  return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
+  // Jobs with a priority (every audit job) wait in BullMQ's "prioritized" state, not "waiting".
+  const counts = await queue.getJobCounts("waiting", "prioritized", "delayed", "active");
+  return {
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+    delayed: counts.delayed ?? 0,
+    active: counts.active ?? 0,
+  };
 }
 
-/** Job options: a finished job is kept a while so that a second search finds it done. */
+/**
+ * Job options. A completed job is kept a while so that a second search finds it done. A job that
+ * failed every attempt is our pipeline's failure (the site's own failures are completed jobs that
+ * cached a failed audit), so it is removed at once: kept under its place-derived id, it would be
+ * what the next search's `add` returns, and that place would never be audited again while it stays.
+ */
 const JOB_OPTIONS = {
   attempts: 3,
   backoff: { type: "exponential", delay: 1000 },
   removeOnComplete: { age: 600, count: 10_000 },
-  removeOnFail: { age: 600, count: 10_000 },
+  removeOnFail: true,
 } as const;
 
 /**
@@ -79,7 +92,7 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
 
   return {
     queue,
-    async audit(target, deadline) {
+    async audit(target, deadline, options) {
       const payload = auditJobSchema.parse({
         placeId: target.placeId,
         url: target.url,
@@ -88,20 +101,32 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
       await ready;
       let job: Awaited<ReturnType<typeof queue.add>>;
       try {
-        job = await queue.add(SITE_AUDIT_JOB, payload, { ...JOB_OPTIONS, jobId: auditJobId(target) });
+        job = await queue.add(SITE_AUDIT_JOB, payload, {
+          ...JOB_OPTIONS,
+          jobId: auditJobId(target),
+          // Lower runs first: the first candidates of every search before anyone's later ones.
+          priority: Math.min(MAX_PRIORITY, 1 + (options?.rank ?? 0)),
+        });
       } catch {
         // Redis unreachable (the producer fails fast): the check cannot run for this search. Answer
         // like a check that ran out of budget, so the search says `truncated` instead of leaving
         // the place out as if it had been checked and did not match.
         return null;
       }
-      const wait = deadline - Date.now();
-      if (wait <= 0) return null;
-      try {
-        await job.waitUntilFinished(events, wait);
-      } catch (error) {
-        if (error instanceof Error && /timed out/i.test(error.message)) return null;
-        throw error;
+      for (let retried = false; ; retried = true) {
+        const wait = deadline - Date.now();
+        if (wait <= 0) return null;
+        try {
+          await job.waitUntilFinished(events, wait);
+          break;
+        } catch (error) {
+          if (error instanceof Error && /timed out/i.test(error.message)) return null;
+          // `add` gave back an old failed job under this id (one kept by an older release, whose
+          // jobs were not removed on failure): run it again rather than skip the place. retry() is
+          // atomic: of two searches finding it, one moves it back to waiting, and both wait on it.
+          if (retried || (await job.getState().catch(() => "unknown")) !== "failed") throw error;
+          await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true }).catch(() => {});
+        }
       }
       const audits = await readCurrentAudits(settings.db, [{ placeId: target.placeId, website: target.url }]);
       return audits.get(target.placeId) ?? null;

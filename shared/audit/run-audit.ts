@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
-import { type AuditTarget, auditSite } from "./audit-site.ts";
+import { type AuditDeps, type AuditTarget, auditSite } from "./audit-site.ts";
 import { saveAudit } from "./cache.ts";
 import type { FetchHomepageOptions } from "./fetch-homepage.ts";
 import type { SiteAudit } from "./types.ts";
@@ -14,6 +14,7 @@ export interface AuditRunnerDeps {
   pool: AnalysisPool;
   fetch: FetchHomepageOptions;
   now?: () => Date;
+  onStage?: AuditDeps["onStage"];
 }
 
 /** One audit end to end: fetch, analyse on the pool, store in the per-place cache. */
@@ -25,6 +26,7 @@ export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
       // A hostile page (tens of thousands of nested tags) must not hold an analysis thread forever.
       analyze: (input) => deps.pool.analyze(input, { signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS) }),
       now,
+      ...(deps.onStage ? { onStage: deps.onStage } : {}),
     });
     await saveAudit(deps.db, audit);
     return audit;

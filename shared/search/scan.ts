@@ -23,6 +23,8 @@ export interface ScanResult {
   /** How many candidates went through the live check, and how many of those ran out of budget. */
   liveChecked: number;
   liveUnanswered: number;
+  /** Some checks were left unanswered because the check budget ran out (not the match grace). */
+  budgetRanOut: boolean;
 }
 
 export interface ScanDeps {
@@ -32,6 +34,11 @@ export interface ScanDeps {
   auditor: SiteAuditor | undefined;
   /** Epoch ms after which the live check stops waiting. */
   checkDeadline: number;
+  /**
+   * Once max_results matches are confirmed, how long better-ranked candidates still being checked
+   * may take before the answer goes out without them (truncated). Default 0.
+   */
+  matchGraceMs?: number;
   logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   signal?: AbortSignal;
 }
@@ -97,6 +104,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
       entries.push({ place, verdict: { state: "no_match" }, settled: Promise.resolve() });
       return;
     }
+    const rank = liveChecked;
     liveChecked += 1;
     const cached = audits.get(candidate.placeId);
     const entry: Entry = { place, verdict: undefined, settled: Promise.resolve() };
@@ -116,6 +124,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         .audit(
           { placeId: candidate.placeId, url: candidate.website, country: candidate.country },
           deps.checkDeadline,
+          { rank },
         )
         .then(decide, (error: unknown) => {
           // The audit pipeline itself failed (not the site): the place may well match, so the
@@ -130,11 +139,11 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
     entries.push(entry);
   };
 
-  /** Waits until one pending check settles or the deadline passes. */
-  const waitForProgress = async () => {
+  /** Waits until one pending check settles or `until` (default: the deadline) passes. */
+  const waitForProgress = async (until = deps.checkDeadline) => {
     const open = pending();
     if (open.length === 0) return;
-    const remaining = deps.checkDeadline - Date.now();
+    const remaining = until - Date.now();
     if (remaining <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -234,7 +243,22 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
     }
     return true;
   };
-  while (!answerIsSettled() && Date.now() < deps.checkDeadline) await waitForProgress();
+  // Once max_results matches are in hand, better-ranked checks get a short grace, not the whole
+  // budget: one hung site ranked before the last match must not hold the answer to its timeout.
+  let graceEnds = Number.POSITIVE_INFINITY;
+  let endedByGrace = false;
+  while (!answerIsSettled()) {
+    const now = Date.now();
+    if (graceEnds === Number.POSITIVE_INFINITY && confirmedMatches() >= max) {
+      graceEnds = now + (deps.matchGraceMs ?? 0);
+    }
+    if (now >= deps.checkDeadline) break;
+    if (now >= graceEnds) {
+      endedByGrace = true;
+      break;
+    }
+    await waitForProgress(Math.min(deps.checkDeadline, graceEnds));
+  }
 
   const matches: ScannedPlace[] = [];
   let liveUnanswered = 0;
@@ -250,5 +274,11 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
     if (verdict.state === "match") matches.push(entry.place);
   }
   if (liveUnanswered > 0) truncated = true;
-  return { matches, truncated, liveChecked, liveUnanswered };
+  return {
+    matches,
+    truncated,
+    liveChecked,
+    liveUnanswered,
+    budgetRanOut: liveUnanswered > 0 && !endedByGrace,
+  };
 }

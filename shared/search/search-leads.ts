@@ -29,6 +29,8 @@ export interface SearchDeps {
   places: PlacesProvider | undefined;
   auditor: SiteAuditor | undefined;
   checkBudgetMs: number;
+  /** See `ScanDeps.matchGraceMs`. */
+  matchGraceMs?: number;
   logger: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -99,10 +101,12 @@ async function runSearch(
       return fresh;
     },
     checkDeadline: started + deps.checkBudgetMs,
+    ...(deps.matchGraceMs === undefined ? {} : { matchGraceMs: deps.matchGraceMs }),
     logger: deps.logger,
     signal,
   });
 
+  if (scan.budgetRanOut) deps.metrics?.searchTruncatedByBudget();
   const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches);
   const audits = await readCurrentAudits(
     deps.db,

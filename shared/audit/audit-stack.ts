@@ -1,0 +1,74 @@
+import type { Config } from "../config.ts";
+import type { Db } from "../db/database.ts";
+import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
+import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
+import { createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
+import { createFetchPoliteness, type FetchPoliteness } from "./fetch-politeness.ts";
+import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
+
+/**
+ * Everything that runs audits in one process, built once, the same for the API's embedded mode
+ * and the audit worker: the analysis thread pool (sized by cores), the politeness limits shared by
+ * every fetch, the runner (fetch, parse, cache write) instrumented for metrics, and `close`, which
+ * also closes the fetcher's pooled connections.
+ */
+export interface AuditStack {
+  run: RunAudit;
+  /** The analysis pool; with `lazyPool` its threads start with the first analysis. */
+  pool: AnalysisPool;
+  politeness: FetchPoliteness;
+  close(): Promise<void>;
+}
+
+export interface AuditStackOptions {
+  /** Start the threads at the first audit: most API processes never run one. Default false. */
+  lazyPool?: boolean;
+}
+
+export function createAuditStack(
+  config: Pick<Config, "audit" | "publicUrl">,
+  deps: { db: Db; metrics: AuditJobMetrics },
+  options: AuditStackOptions = {},
+): AuditStack {
+  const poolOptions = config.audit.threads > 0 ? { threads: config.audit.threads } : {};
+  let started: AnalysisPool | undefined = options.lazyPool ? undefined : createAnalysisPool(poolOptions);
+  const startPool = () => {
+    started ??= createAnalysisPool(poolOptions);
+    return started;
+  };
+  const pool: AnalysisPool = {
+    get threads() {
+      return startPool().threads;
+    },
+    analyze: (input, analyzeOptions) => startPool().analyze(input, analyzeOptions),
+    close: async () => started?.close(),
+  };
+  const politeness = createFetchPoliteness({
+    perHost: config.audit.fetchesPerHost,
+    perAddress: config.audit.fetchesPerIp,
+  });
+  const fetchOptions: FetchHomepageOptions = {
+    allowPrivateNetworks: config.audit.allowPrivateNetworks,
+    userAgent: auditUserAgent(config.publicUrl),
+    politeness,
+  };
+  const agent = createHomepageAgent(fetchOptions);
+  const run = instrumentAuditRunner(
+    createAuditRunner({
+      db: deps.db,
+      pool,
+      fetch: { ...fetchOptions, agent },
+      onStage: (stage, seconds) => deps.metrics.auditStage(stage, seconds),
+    }),
+    deps.metrics,
+  );
+  return {
+    run,
+    pool,
+    politeness,
+    async close() {
+      await pool.close();
+      await agent.close();
+    },
+  };
+}

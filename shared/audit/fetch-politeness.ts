@@ -1,0 +1,116 @@
+/**
+ * Politeness of the homepage fetcher: at most a few requests at once to one hostname, and a
+ * bounded number to one IP address (shared hosting serves many businesses from one address).
+ * How many fetches run in the whole process is bounded by the audit concurrency, not here.
+ *
+ * Slots are taken hostname first, then address, and released in reverse: one order for every
+ * caller, so two fetches can never each hold what the other waits for.
+ */
+
+export interface FetchPoliteness {
+  /** Requests at once to one hostname (an IP literal in the URL counts as an address only). */
+  readonly perHost: number;
+  /** Requests at once to one IP address, whatever the hostnames. */
+  readonly perAddress: number;
+  /** Waits for a slot of `host` (null: none) and of `address`; rejects when `signal` aborts. */
+  acquire(host: string | null, address: string, signal: AbortSignal): Promise<() => void>;
+  /** Requests holding or waiting for a slot (for metrics and tests). */
+  readonly held: number;
+  readonly waiting: number;
+}
+
+interface KeyedSlots {
+  take(key: string, signal: AbortSignal): Promise<void>;
+  give(key: string): void;
+  readonly held: number;
+  readonly waiting: number;
+}
+
+function keyedSlots(limit: number): KeyedSlots {
+  const active = new Map<string, number>();
+  const queues = new Map<string, (() => void)[]>();
+  let held = 0;
+  let waiting = 0;
+  return {
+    get held() {
+      return held;
+    },
+    get waiting() {
+      return waiting;
+    },
+    take(key, signal) {
+      if (signal.aborted) return Promise.reject(signal.reason);
+      const count = active.get(key) ?? 0;
+      if (count < limit) {
+        active.set(key, count + 1);
+        held += 1;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve, reject) => {
+        const queue = queues.get(key) ?? [];
+        queues.set(key, queue);
+        waiting += 1;
+        const grant = () => {
+          signal.removeEventListener("abort", onAbort);
+          waiting -= 1;
+          held += 1;
+          resolve();
+        };
+        const onAbort = () => {
+          const index = queue.indexOf(grant);
+          if (index >= 0) queue.splice(index, 1);
+          if (queue.length === 0) queues.delete(key);
+          waiting -= 1;
+          reject(signal.reason);
+        };
+        queue.push(grant);
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+    give(key) {
+      held -= 1;
+      const queue = queues.get(key);
+      const next = queue?.shift();
+      if (queue?.length === 0) queues.delete(key);
+      // The slot passes straight to the next waiter: the count of this key stays the same.
+      if (next) next();
+      else {
+        const count = (active.get(key) ?? 1) - 1;
+        if (count === 0) active.delete(key);
+        else active.set(key, count);
+      }
+    },
+  };
+}
+
+export function createFetchPoliteness(limits: { perHost: number; perAddress: number }): FetchPoliteness {
+  const hosts = keyedSlots(limits.perHost);
+  const addresses = keyedSlots(limits.perAddress);
+  return {
+    perHost: limits.perHost,
+    perAddress: limits.perAddress,
+    get held() {
+      return addresses.held;
+    },
+    get waiting() {
+      return hosts.waiting + addresses.waiting;
+    },
+    async acquire(host, address, signal) {
+      const hostKey = host?.toLowerCase() ?? null;
+      if (hostKey !== null) await hosts.take(hostKey, signal);
+      try {
+        await addresses.take(address, signal);
+      } catch (error) {
+        if (hostKey !== null) hosts.give(hostKey);
+        throw error;
+      }
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        addresses.give(address);
+        if (hostKey !== null) hosts.give(hostKey);
+      };
+    },
+  };
+}
