@@ -88,7 +88,8 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
           },
           "audit finished",
         );
-        return { outcome: audit.outcome, failure: audit.failure };
+        // The whole audit: the search waiting on it needs no second read of the cache.
+        return audit;
       },
       {
         connection,

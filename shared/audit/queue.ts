@@ -7,6 +7,7 @@ import type { AuditQueueCounts } from "../metrics.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import { readCurrentAudits } from "./cache.ts";
+import type { AuditEvidence, SiteAudit } from "./types.ts";
 
 export const SITE_AUDIT_QUEUE = "site-audit";
 export const SITE_AUDIT_JOB = "audit-homepage";
@@ -18,6 +19,39 @@ export const auditJobSchema = z.strictObject({
   country: z.string().length(2).nullable(),
 });
 export type AuditJob = z.infer<typeof auditJobSchema>;
+
+const signal = z.boolean().nullable();
+/**
+ * A job's result: the audit the worker stored, so the producer need not read it back. Loose
+ * objects: a signal or evidence field added later passes through a producer that does not know it.
+ */
+export const auditJobResultSchema = z.object({
+  place_id: z.string(),
+  url: z.string(),
+  outcome: z.enum(["ok", "failed"]),
+  failure: z.string().nullable(),
+  signals: z.looseObject({
+    no_mobile_viewport: signal,
+    legacy_site_tech: signal,
+    stale_copyright: signal,
+    last_media_year: z.number().nullable(),
+    stale_content: signal,
+    no_french_version: signal,
+    not_mobile_friendly: signal,
+    outdated_website: signal,
+  }),
+  evidence: z.looseObject({}),
+  audited_at: z.coerce.date(),
+});
+
+/** The audit in a job's return value; undefined for a result of another shape (an older worker's). */
+export function auditFromJobResult(result: unknown): SiteAudit | undefined {
+  const parsed = auditJobResultSchema.safeParse(result);
+  if (!parsed.success) return undefined;
+  // Evidence is our own analysis's output, passed through Redis as JSON: its fields are the ones
+  // AuditEvidence declares (zod checked the object, the analysis wrote the fields).
+  return { ...parsed.data, evidence: parsed.data.evidence as AuditEvidence };
+}
 
 /** Same place and URL, same job: concurrent searches share one audit. */
 export function auditJobId(target: Pick<AuditTarget, "placeId" | "url">): string {
@@ -72,7 +106,7 @@ const JOB_OPTIONS = {
 
 /**
  * Distributed mode: enqueue one BullMQ job per place (job id from place and URL), wait for it until
- * the deadline, then read the audit the worker stored in the cache.
+ * the deadline, and answer with the audit the job returned (the one the worker stored in the cache).
  */
 export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAuditor & { queue: Queue } {
   // Producers fail fast when Redis is away (BullMQ's production advice) instead of queueing commands.
@@ -113,11 +147,12 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
         // the place out as if it had been checked and did not match.
         return null;
       }
+      let result: unknown;
       for (let retried = false; ; retried = true) {
         const wait = deadline - Date.now();
         if (wait <= 0) return null;
         try {
-          await job.waitUntilFinished(events, wait);
+          result = await job.waitUntilFinished(events, wait);
           break;
         } catch (error) {
           if (error instanceof Error && /timed out/i.test(error.message)) return null;
@@ -128,6 +163,10 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
           await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true }).catch(() => {});
         }
       }
+      // The worker returns the audit it stored (of this job's URL: the job id is the place and the
+      // URL). A job finished by an older worker only says how it went: its audit is read back.
+      const returned = auditFromJobResult(result);
+      if (returned) return returned;
       const audits = await readCurrentAudits(settings.db, [{ placeId: target.placeId, website: target.url }]);
       return audits.get(target.placeId) ?? null;
     },

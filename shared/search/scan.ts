@@ -15,6 +15,8 @@ export interface ScannedPlace {
   candidate: PlaceCandidate;
   /** The trade the lead is filed under: the provider's category, else the query's. */
   category: string;
+  /** The audit the live check decided on (cached or run now); null without a live check. */
+  audit: SiteAudit | null;
 }
 
 export interface ScanResult {
@@ -110,6 +112,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
     const entry: Entry = { place, verdict: undefined, settled: Promise.resolve() };
     const decide = (audit: SiteAudit | null): Verdict => {
       if (!audit) return { state: "unknown", outOfBudget: true };
+      place.audit = audit;
       const match = matchesLiveFilters(audit, liveFilters);
       return match === null
         ? { state: "unknown", outOfBudget: false }
@@ -180,7 +183,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
               )
             : new Map<string, SiteAudit>();
         for (const [index, candidate] of fresh.entries()) {
-          admit({ candidate, category: candidate.category ?? query.category.trim() }, audits);
+          admit({ candidate, category: candidate.category ?? query.category.trim(), audit: null }, audits);
           if (liveFilters.length === 0 && confirmedMatches() >= max) {
             const queryMayHaveMore =
               index < fresh.length - 1 ||

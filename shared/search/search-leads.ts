@@ -108,15 +108,18 @@ async function runSearch(
 
   if (scan.budgetRanOut) deps.metrics?.searchTruncatedByBudget();
   const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches);
-  const audits = await readCurrentAudits(
+  // The live check's matches carry their audit; the others show what the cache knows of their site.
+  const cached = await readCurrentAudits(
     deps.db,
-    scan.matches.map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
+    scan.matches
+      .filter((match) => match.audit === null)
+      .map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
   );
 
-  const results = scan.matches.map(({ candidate, category }): SearchResultLead => {
+  const results = scan.matches.map(({ candidate, category, audit: checked }): SearchResultLead => {
     const lead = leads.get(candidate.placeId);
     if (!lead) throw new Error(`lead for ${candidate.placeId} was not saved`);
-    const audit = audits.get(candidate.placeId);
+    const audit = checked ?? cached.get(candidate.placeId);
     const signals = audit?.outcome === "ok" ? audit.signals : null;
     return {
       id: lead.id,

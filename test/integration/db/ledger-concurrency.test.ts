@@ -220,6 +220,7 @@ function scanned(placeId: string): ScannedPlace {
       userRatingCount: 12,
     },
     category: "Plumber",
+    audit: null,
   };
 }
 
