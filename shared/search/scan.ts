@@ -19,15 +19,58 @@ export interface ScannedPlace {
   audit: SiteAudit | null;
 }
 
+/**
+ * Why an answer may hold fewer matches than exist (spec rule 6 and DESIGN's live-search rules):
+ * - `max_results_reached`: max_results matches were found before every query or page was read;
+ * - `query_cap`: a query delivered the provider's cap of 60 places;
+ * - `page_token_expired`: the provider refused a later page of a query;
+ * - `check_budget`: live checks were still running when the check budget ran out;
+ * - `check_failed`: our audit pipeline failed for a candidate (not the site: that is a failed audit);
+ * - `match_grace`: max_results matches were confirmed and better-ranked checks outlasted the grace.
+ */
+export type TruncationReason =
+  | "max_results_reached"
+  | "query_cap"
+  | "page_token_expired"
+  | "check_budget"
+  | "check_failed"
+  | "match_grace";
+
 export interface ScanResult {
   matches: ScannedPlace[];
   truncated: boolean;
-  /** How many candidates went through the live check, and how many of those ran out of budget. */
+  /** Every reason that applied; empty when `truncated` is false. */
+  truncatedBy: TruncationReason[];
+  /** How many candidates went through the live check, and how many of those got no answer. */
   liveChecked: number;
   liveUnanswered: number;
   /** Some checks were left unanswered because the check budget ran out (not the match grace). */
   budgetRanOut: boolean;
 }
+
+/** Time as the scan sees it; injected so that every rule can be tested without waiting. */
+export interface ScanClock {
+  now(): number;
+  /** Resolves once `progress` settles or `until` (epoch ms) comes, whichever is first. */
+  waitUntil(until: number, progress: Promise<unknown>): Promise<void>;
+}
+
+export const systemClock: ScanClock = {
+  now: () => Date.now(),
+  async waitUntil(until, progress) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      progress.then(
+        () => {},
+        () => {},
+      ),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+      }),
+    ]);
+    clearTimeout(timer);
+  },
+};
 
 export interface ScanDeps {
   places: PlacesProvider;
@@ -41,6 +84,8 @@ export interface ScanDeps {
    * may take before the answer goes out without them (truncated). Default 0.
    */
   matchGraceMs?: number;
+  /** Default: the system clock. */
+  clock?: ScanClock;
   logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   signal?: AbortSignal;
 }
@@ -69,98 +114,253 @@ export function matchesLiveFilters(audit: SiteAudit, filters: readonly LiveFilte
   return verdict;
 }
 
-type Verdict = { state: "match" } | { state: "no_match" } | { state: "unknown"; outOfBudget: boolean };
+/**
+ * A candidate's verdict: a match, not one, or unknown. Unknown because the site could not say
+ * (a failed audit, a signal with no answer) is simply left out; unknown because no answer came
+ * (`unanswered`: budget, grace or our own failure) may hide a match, so it truncates.
+ */
+type Verdict =
+  | { state: "match" }
+  | { state: "no_match" }
+  | { state: "unknown" }
+  | { state: "unanswered"; why: "check_budget" | "check_failed" };
 
 interface Entry {
   place: ScannedPlace;
+  /** undefined while its check runs. */
   verdict: Verdict | undefined;
-  settled: Promise<void>;
+}
+
+/** A candidate whose homepage needs a live check: its index among the entries and its rank. */
+export interface PendingCheck {
+  index: number;
+  /** Its rank among this search's live-checked candidates (0 = first): the audit's priority. */
+  rank: number;
+}
+
+/**
+ * The state of one scan, without I/O: candidates in provider order with their verdicts, and the
+ * one place that decides whether the answer is settled and whether it is truncated, and why.
+ */
+export class ScanState {
+  readonly #max: number;
+  readonly #liveFilters: readonly LiveFilter[];
+  readonly #deadline: number;
+  readonly #graceMs: number;
+  readonly #entries: Entry[] = [];
+  readonly #reasons = new Set<TruncationReason>();
+  #liveChecked = 0;
+  #graceEnds = Number.POSITIVE_INFINITY;
+  #endedByGrace = false;
+
+  constructor(options: {
+    maxResults: number;
+    liveFilters: readonly LiveFilter[];
+    checkDeadline: number;
+    matchGraceMs: number;
+  }) {
+    this.#max = options.maxResults;
+    this.#liveFilters = options.liveFilters;
+    this.#deadline = options.checkDeadline;
+    this.#graceMs = options.matchGraceMs;
+  }
+
+  get isLive(): boolean {
+    return this.#liveFilters.length > 0;
+  }
+
+  get checkDeadline(): number {
+    return this.#deadline;
+  }
+
+  confirmedMatches(): number {
+    return this.#entries.filter((entry) => entry.verdict?.state === "match").length;
+  }
+
+  pendingChecks(): number {
+    return this.#entries.filter((entry) => entry.verdict === undefined).length;
+  }
+
+  hasEnoughMatches(): boolean {
+    return this.confirmedMatches() >= this.#max;
+  }
+
+  /** Enough candidates in flight that max_results could be met if they all matched. */
+  enoughInFlight(): boolean {
+    return this.confirmedMatches() + this.pendingChecks() >= this.#max;
+  }
+
+  /**
+   * Adds a candidate in provider order. Returns the live check it needs, or null when its verdict
+   * is known now: no live filter (a match), no website (nothing to check), a fresh cached audit,
+   * or no way to check it (no auditor, or the budget is spent).
+   */
+  admit(
+    place: ScannedPlace,
+    context: { cached: SiteAudit | undefined; canCheck: boolean; now: number },
+  ): PendingCheck | null {
+    const entry: Entry = { place, verdict: undefined };
+    this.#entries.push(entry);
+    if (!this.isLive) {
+      entry.verdict = { state: "match" };
+      return null;
+    }
+    // A business without a website has no site to be unfriendly or outdated.
+    if (place.candidate.website === null) {
+      entry.verdict = { state: "no_match" };
+      return null;
+    }
+    const rank = this.#liveChecked;
+    this.#liveChecked += 1;
+    if (context.cached) {
+      this.#decide(entry, context.cached);
+      return null;
+    }
+    if (!context.canCheck || context.now >= this.#deadline) {
+      entry.verdict = { state: "unanswered", why: "check_budget" };
+      return null;
+    }
+    return { index: this.#entries.length - 1, rank };
+  }
+
+  /** A check's answer: the audit, or null when it did not come within the budget. */
+  settle(check: PendingCheck, audit: SiteAudit | null): void {
+    const entry = this.#entries[check.index];
+    if (!entry || entry.verdict !== undefined) return;
+    if (audit === null) entry.verdict = { state: "unanswered", why: "check_budget" };
+    else this.#decide(entry, audit);
+  }
+
+  /** Our own audit pipeline failed for this candidate: the place may well match. */
+  fail(check: PendingCheck): void {
+    const entry = this.#entries[check.index];
+    if (entry && entry.verdict === undefined) entry.verdict = { state: "unanswered", why: "check_failed" };
+  }
+
+  /** A reason found while reading the provider's pages. */
+  truncatedBy(reason: "max_results_reached" | "query_cap" | "page_token_expired" | "check_budget"): void {
+    this.#reasons.add(reason);
+  }
+
+  /**
+   * True once waiting cannot change the answer: every candidate ranked before the max_results-th
+   * match has its verdict; or the budget is spent; or max_results matches are in hand and the
+   * better-ranked checks outlasted the grace.
+   */
+  isSettled(now: number): boolean {
+    if (this.#graceEnds === Number.POSITIVE_INFINITY && this.hasEnoughMatches()) {
+      this.#graceEnds = now + this.#graceMs;
+    }
+    let found = 0;
+    let waitingOnEarlier = false;
+    for (const entry of this.#entries) {
+      if (entry.verdict === undefined) {
+        waitingOnEarlier = true;
+        break;
+      }
+      if (entry.verdict.state === "match" && ++found >= this.#max) break;
+    }
+    if (!waitingOnEarlier) return true;
+    if (now >= this.#deadline) return true;
+    if (now >= this.#graceEnds) {
+      this.#endedByGrace = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** When to look again at the latest if no check settles first. */
+  wakeAt(): number {
+    return Math.min(this.#deadline, this.#graceEnds);
+  }
+
+  /** The answer: the first max_results matches in provider order, and whether it is truncated. */
+  result(): ScanResult {
+    const reasons = new Set(this.#reasons);
+    const matches: ScannedPlace[] = [];
+    let liveUnanswered = 0;
+    for (const entry of this.#entries) {
+      // A check still running when the scan ends got no answer in time (budget, or grace).
+      const stillRunning = entry.verdict === undefined;
+      const verdict: Verdict = entry.verdict ?? { state: "unanswered", why: "check_budget" };
+      const mayMatch = verdict.state === "match" || verdict.state === "unanswered";
+      if (matches.length >= this.#max) {
+        // A candidate left over that matches, or might, means there may be more than returned.
+        if (mayMatch) reasons.add("max_results_reached");
+        continue;
+      }
+      if (verdict.state === "unanswered") {
+        liveUnanswered += 1;
+        reasons.add(stillRunning && this.#endedByGrace ? "match_grace" : verdict.why);
+      }
+      if (verdict.state === "match") matches.push(entry.place);
+    }
+    const truncatedBy = [...reasons];
+    return {
+      matches,
+      truncated: truncatedBy.length > 0,
+      truncatedBy,
+      liveChecked: this.#liveChecked,
+      liveUnanswered,
+      budgetRanOut: reasons.has("check_budget"),
+    };
+  }
+
+  #decide(entry: Entry, audit: SiteAudit): void {
+    entry.place.audit = audit;
+    const match = matchesLiveFilters(audit, this.#liveFilters);
+    entry.verdict = match === null ? { state: "unknown" } : { state: match ? "match" : "no_match" };
+  }
 }
 
 /**
  * Queries in order, provider order within a query, a place seen twice counted once; cheap filters
  * first, then, only where a live filter is asked for, an audit with a deadline. Pages are fetched
- * lazily: the scan stops as soon as `max_results` matches are known.
+ * lazily: the scan stops reading as soon as `max_results` matches are known, and while the
+ * candidates in flight could still fill it.
  */
 export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Promise<ScanResult> {
-  const liveFilters = requestedLiveFilters(request.filters);
+  const clock = deps.clock ?? systemClock;
   const max = request.max_results;
-  const entries: Entry[] = [];
+  const state = new ScanState({
+    maxResults: max,
+    liveFilters: requestedLiveFilters(request.filters),
+    checkDeadline: deps.checkDeadline,
+    matchGraceMs: deps.matchGraceMs ?? 0,
+  });
   const seen = new Set<string>();
-  let truncated = false;
-  let liveChecked = 0;
+  const inFlight = new Set<Promise<void>>();
 
-  const confirmedMatches = () => entries.filter((entry) => entry.verdict?.state === "match").length;
-  const pending = () => entries.filter((entry) => entry.verdict === undefined);
-  // Enough candidates in flight that max_results can be met if most of them match.
-  const enoughInFlight = () => confirmedMatches() + pending().length >= max;
-
-  const admit = (place: ScannedPlace, audits: Map<string, SiteAudit>) => {
-    if (liveFilters.length === 0) {
-      entries.push({ place, verdict: { state: "match" }, settled: Promise.resolve() });
-      return;
-    }
-    const { candidate } = place;
-    // A business without a website has no site to be unfriendly or outdated.
-    if (candidate.website === null) {
-      entries.push({ place, verdict: { state: "no_match" }, settled: Promise.resolve() });
-      return;
-    }
-    const rank = liveChecked;
-    liveChecked += 1;
-    const cached = audits.get(candidate.placeId);
-    const entry: Entry = { place, verdict: undefined, settled: Promise.resolve() };
-    const decide = (audit: SiteAudit | null): Verdict => {
-      if (!audit) return { state: "unknown", outOfBudget: true };
-      place.audit = audit;
-      const match = matchesLiveFilters(audit, liveFilters);
-      return match === null
-        ? { state: "unknown", outOfBudget: false }
-        : { state: match ? "match" : "no_match" };
-    };
-    if (cached) {
-      entry.verdict = decide(cached);
-    } else if (!deps.auditor || Date.now() >= deps.checkDeadline) {
-      entry.verdict = { state: "unknown", outOfBudget: true };
-    } else {
-      entry.settled = deps.auditor
-        .audit(
-          { placeId: candidate.placeId, url: candidate.website, country: candidate.country },
-          deps.checkDeadline,
-          { rank },
-        )
-        .then(decide, (error: unknown) => {
-          // The audit pipeline itself failed (not the site): the place may well match, so the
-          // answer is incomplete, exactly as if the budget had run out.
+  const startCheck = (
+    auditor: SiteAuditor,
+    check: PendingCheck,
+    candidate: PlaceCandidate & { website: string },
+  ) => {
+    const settled = auditor
+      .audit(
+        { placeId: candidate.placeId, url: candidate.website, country: candidate.country },
+        deps.checkDeadline,
+        { rank: check.rank },
+      )
+      .then(
+        (audit) => state.settle(check, audit),
+        (error: unknown) => {
           deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
-          return { state: "unknown", outOfBudget: true } satisfies Verdict;
-        })
-        .then((verdict) => {
-          entry.verdict = verdict;
-        });
-    }
-    entries.push(entry);
+          state.fail(check);
+        },
+      )
+      .finally(() => inFlight.delete(settled));
+    inFlight.add(settled);
   };
 
-  /** Waits until one pending check settles or `until` (default: the deadline) passes. */
-  const waitForProgress = async (until = deps.checkDeadline) => {
-    const open = pending();
-    if (open.length === 0) return;
-    const remaining = until - Date.now();
-    if (remaining <= 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.race(open.map((entry) => entry.settled)),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, remaining);
-      }),
-    ]);
-    clearTimeout(timer);
-  };
+  /** Waits until one check settles or `until` comes. */
+  const waitForProgress = (until: number) =>
+    inFlight.size === 0 ? Promise.resolve() : clock.waitUntil(until, Promise.race(inFlight));
 
   queries: for (const [queryIndex, query] of request.queries.entries()) {
-    if (confirmedMatches() >= max) {
-      truncated = true; // max_results reached before every query ran
+    const lastQuery = queryIndex === request.queries.length - 1;
+    if (state.hasEnoughMatches()) {
+      state.truncatedBy("max_results_reached");
       break;
     }
     let delivered = 0;
@@ -176,39 +376,43 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
           seen.add(candidate.placeId);
           return passesCheapFilters(candidate, request.filters);
         });
-        const audits =
-          liveFilters.length > 0
-            ? await deps.readFreshAudits(
-                fresh.flatMap((c) => (c.website ? [{ placeId: c.placeId, url: c.website }] : [])),
-              )
-            : new Map<string, SiteAudit>();
+        const cached = state.isLive
+          ? await deps.readFreshAudits(
+              fresh.flatMap((c) => (c.website ? [{ placeId: c.placeId, url: c.website }] : [])),
+            )
+          : new Map<string, SiteAudit>();
+        const morePages = page.length === PLACES_PAGE_SIZE;
         for (const [index, candidate] of fresh.entries()) {
-          admit({ candidate, category: candidate.category ?? query.category.trim(), audit: null }, audits);
-          if (liveFilters.length === 0 && confirmedMatches() >= max) {
-            const queryMayHaveMore =
-              index < fresh.length - 1 ||
-              page.length === PLACES_PAGE_SIZE ||
-              queryIndex < request.queries.length - 1;
-            if (queryMayHaveMore) truncated = true;
+          const place = { candidate, category: candidate.category ?? query.category.trim(), audit: null };
+          const check = state.admit(place, {
+            cached: cached.get(candidate.placeId),
+            canCheck: deps.auditor !== undefined,
+            now: clock.now(),
+          });
+          if (check && deps.auditor && candidate.website !== null) {
+            startCheck(deps.auditor, check, { ...candidate, website: candidate.website });
+          }
+          if (!state.isLive && state.hasEnoughMatches()) {
+            if (index < fresh.length - 1 || morePages || !lastQuery) state.truncatedBy("max_results_reached");
             break queries;
           }
         }
-        // Live checks: fetch further pages only while the candidates in flight cannot fill max_results.
+        // Live checks: read further pages only while the candidates in flight cannot fill max_results.
         while (
-          liveFilters.length > 0 &&
-          enoughInFlight() &&
-          confirmedMatches() < max &&
-          pending().length > 0
+          state.isLive &&
+          state.enoughInFlight() &&
+          !state.hasEnoughMatches() &&
+          inFlight.size > 0 &&
+          clock.now() < deps.checkDeadline
         ) {
-          if (Date.now() >= deps.checkDeadline) break;
-          await waitForProgress();
+          await waitForProgress(deps.checkDeadline);
         }
-        if (liveFilters.length > 0 && confirmedMatches() >= max) {
-          if (page.length === PLACES_PAGE_SIZE || queryIndex < request.queries.length - 1) truncated = true;
+        if (state.isLive && state.hasEnoughMatches()) {
+          if (morePages || !lastQuery) state.truncatedBy("max_results_reached");
           break queries;
         }
-        if (liveFilters.length > 0 && Date.now() >= deps.checkDeadline) {
-          truncated = true;
+        if (state.isLive && clock.now() >= deps.checkDeadline) {
+          state.truncatedBy("check_budget");
           break queries;
         }
       }
@@ -216,7 +420,7 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
       if (isPlacesProviderError(error) && error.kind === "page_token_expired") {
         // The pages already read stay valid; the rest of this query is lost, so say there may be more.
         deps.logger.warn({ err: error, query_index: queryIndex }, "places page token expired: partial scan");
-        truncated = true;
+        state.truncatedBy("page_token_expired");
         continue;
       }
       if (isPlacesProviderError(error)) {
@@ -227,61 +431,17 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         throw new ApiError(
           "internal_error",
           "The places provider is unavailable. Nothing was charged; retry later.",
-          {
-            cause: error,
-          },
+          { cause: error },
         );
       }
       throw error;
     }
-    if (delivered >= MAX_PLACES_PER_QUERY) truncated = true;
+    if (delivered >= MAX_PLACES_PER_QUERY) state.truncatedBy("query_cap");
   }
 
-  // Wait for the checks that can still change the answer: those ahead of the max_results-th match.
-  const answerIsSettled = () => {
-    let found = 0;
-    for (const entry of entries) {
-      if (entry.verdict === undefined) return false;
-      if (entry.verdict.state === "match" && ++found >= max) return true;
-    }
-    return true;
-  };
-  // Once max_results matches are in hand, better-ranked checks get a short grace, not the whole
-  // budget: one hung site ranked before the last match must not hold the answer to its timeout.
-  let graceEnds = Number.POSITIVE_INFINITY;
-  let endedByGrace = false;
-  while (!answerIsSettled()) {
-    const now = Date.now();
-    if (graceEnds === Number.POSITIVE_INFINITY && confirmedMatches() >= max) {
-      graceEnds = now + (deps.matchGraceMs ?? 0);
-    }
-    if (now >= deps.checkDeadline) break;
-    if (now >= graceEnds) {
-      endedByGrace = true;
-      break;
-    }
-    await waitForProgress(Math.min(deps.checkDeadline, graceEnds));
-  }
-
-  const matches: ScannedPlace[] = [];
-  let liveUnanswered = 0;
-  for (const entry of entries) {
-    const verdict = entry.verdict ?? { state: "unknown", outOfBudget: true };
-    const mayMatch = verdict.state === "match" || (verdict.state === "unknown" && verdict.outOfBudget);
-    if (matches.length >= max) {
-      // A candidate left over that matches, or might, means there may be more than returned.
-      if (mayMatch) truncated = true;
-      continue;
-    }
-    if (verdict.state === "unknown" && verdict.outOfBudget) liveUnanswered += 1;
-    if (verdict.state === "match") matches.push(entry.place);
-  }
-  if (liveUnanswered > 0) truncated = true;
-  return {
-    matches,
-    truncated,
-    liveChecked,
-    liveUnanswered,
-    budgetRanOut: liveUnanswered > 0 && !endedByGrace,
-  };
+  // Wait for the checks that can still change the answer (those ranked before the max_results-th
+  // match), within the budget; once max_results matches are in hand, only for the grace: one hung
+  // site ranked before the last match must not hold the answer to its fetch timeout.
+  while (!state.isSettled(clock.now())) await waitForProgress(state.wakeAt());
+  return state.result();
 }
