@@ -23,10 +23,11 @@
  * - realistic mix: 60 candidates, answer delays log-normal (median 700 ms), 5% never answer, 5%
  *   reset the connection, 27 matching: wall over the time the 25th matching site answered
  *   (aim <= 1.5).
- * About 2 to 3 minutes on a 2-core machine.
+ * About 1 to 2 minutes on a 2-core machine. BENCH_NODE_OPTIONS is passed to the API and worker
+ * processes as NODE_OPTIONS (for example to profile them).
  */
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -34,7 +35,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
-import type { FixturePlace } from "../shared/places/fixture-places.ts";
+import { googlePlace, startFakeGooglePlaces } from "../test/support/fake-google-places.ts";
 import { MODERN_HOMEPAGE, OLD_HOMEPAGE } from "../test/support/fake-sites.ts";
 import { type ServerProcess, startServerProcess } from "../test/support/server-process.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../test/support/worker-process.ts";
@@ -47,6 +48,8 @@ const SITE_DELAY_MS = 2_000;
 const ADDRESSES = Array.from({ length: 25 }, (_, index) => `127.0.0.${index + 2}`);
 const AUDIT_CONCURRENCY = 400;
 const SETTINGS = {
+  // e.g. BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API and the workers.
+  ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   AUDIT_CONCURRENCY: String(AUDIT_CONCURRENCY),
   AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
   SEARCH_CHECK_BUDGET_MS: "30000",
@@ -110,24 +113,27 @@ for (const address of ADDRESSES) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// places: one fixture file for every scenario (a query per search)
+// places: the fake Google Places server (real HTTP, as in production), a query per search
 
-const fixture: FixturePlace[] = [];
+const placesServer = await startFakeGooglePlaces();
+/** Place ids by query, in provider order; published to the fake server before the API starts. */
+const placesByQuery = new Map<string, { id: string; website: string }[]>();
 function addPlace(query: string, id: string, index: number, behaviour: Behaviour) {
   behaviours.set(id, behaviour);
-  fixture.push({
-    place_id: id,
-    name: `Shop ${id}`,
-    category: "Plumber",
-    address: `${index + 1} Bench St, Benchville, US`,
-    // The i-th site of a search on the (i mod 25)-th address: a search's 25 sites on 25 hosts.
-    website: `${origins[index % origins.length]}/site/${id}`,
-    country: "US",
-    rating: 4.5,
-    user_rating_count: 40,
-    queries: [`${query} in Benchville`],
-  });
+  const list = placesByQuery.get(query) ?? [];
+  placesByQuery.set(query, list);
+  // The i-th site of a search on the (i mod 25)-th address: a search's 25 sites on 25 hosts.
+  list.push({ id, website: `${origins[index % origins.length]}/site/${id}` });
 }
+function publishPlaces() {
+  for (const [query, list] of placesByQuery) {
+    placesServer.setPlaces(
+      `${query} in Benchville`,
+      list.map((place) => googlePlace(place.id, place.website)),
+    );
+  }
+}
+const placeIdsOf = (query: string) => (placesByQuery.get(query) ?? []).map((place) => place.id);
 
 /** A query of `count` fresh sites answering after 2 s, all matching (old homepages). */
 function slowQuery(name: string, count = 25): string {
@@ -153,7 +159,7 @@ function random(seed: number): () => number {
 
 let api: ServerProcess | undefined;
 let workers: WorkerProcess[] = [];
-let fixtureFolder: string | undefined;
+let dataFolder: string | undefined;
 const databaseName = `leadapi_bench_${RUN}`;
 const adminClient = new pg.Client({ connectionString: POSTGRES_URL });
 
@@ -239,11 +245,7 @@ function report(name: string, runs: SearchRun[], aim: string) {
   console.log(line);
   // Where the time went: site requests' arrivals, the sites' answers, the workers' "audit finished".
   const start = Math.min(...runs.map((run) => run.startedWall));
-  const ids = new Set(
-    fixture
-      .filter((p) => runs.some((run) => p.queries?.[0] === `${run.query} in Benchville`))
-      .map((p) => p.place_id),
-  );
+  const ids = new Set(runs.flatMap((run) => placeIdsOf(run.query)));
   const arrivals = [...ids].map((id) => (arrivedWall.get(id) ?? Number.NaN) - start);
   const answers = [...ids].map((id) => (answeredWall.get(id) ?? Number.NaN) - start);
   const finished = [...workers.flatMap((w) => w.logs), ...(api?.logs ?? [])]
@@ -257,12 +259,12 @@ function report(name: string, runs: SearchRun[], aim: string) {
 }
 
 async function startApi(env: Record<string, string>): Promise<ServerProcess> {
-  await writeFile(path.join(fixtureFolder!, "places.json"), JSON.stringify({ places: fixture }));
   return startServerProcess(
     {
       ...SETTINGS,
       ADMIN_TOKEN,
-      PLACES_FIXTURE_FILE: path.join(fixtureFolder!, "places.json"),
+      GOOGLE_PLACES_API_KEY: placesServer.apiKey,
+      GOOGLE_PLACES_BASE_URL: placesServer.baseUrl,
       LOG_LEVEL: "info",
       ...env,
     },
@@ -282,18 +284,16 @@ function startWorkers(count: number, databaseUrl: string, prefix: string): Promi
 }
 
 // ---------------------------------------------------------------------------------------------
-// scenarios (all places are declared first: the API reads the fixture file once, at start)
+// scenarios
 
 const warm = slowQuery("warm", 5);
-for (const place of fixture) behaviours.set(place.place_id, { kind: "old", delayMs: 0 });
+for (const id of placeIdsOf(warm)) behaviours.set(id, { kind: "old", delayMs: 0 });
 const single = slowQuery("single");
 const eight = Array.from({ length: 8 }, (_, index) => [slowQuery(`eight${index}`)]);
 const sixteen = Array.from({ length: 16 }, (_, index) => [slowQuery(`sixteen${index}`)]);
 const thirtyTwo = Array.from({ length: 32 }, (_, index) => [slowQuery(`tt${index}`)]);
 const embeddedWarm = slowQuery("embwarm", 5);
-for (const place of fixture.filter((p) => p.place_id.includes("-embwarm-"))) {
-  behaviours.set(place.place_id, { kind: "old", delayMs: 0 });
-}
+for (const id of placeIdsOf(embeddedWarm)) behaviours.set(id, { kind: "old", delayMs: 0 });
 const embedded = Array.from({ length: 8 }, (_, index) => [slowQuery(`emb${index}`)]);
 
 // Fairness: 5 queries of 60 (290 modern homepages failing the filter, 10 old ones spread out).
@@ -343,7 +343,8 @@ console.log(
 let failed = false;
 const prefix = `bench-cap-${RUN}`;
 try {
-  fixtureFolder = await mkdtemp(path.join(tmpdir(), "lead-api-bench-"));
+  publishPlaces();
+  dataFolder = await mkdtemp(path.join(tmpdir(), "lead-api-bench-"));
   await adminClient.connect().catch((error: unknown) => {
     throw new Error(`PostgreSQL is not reachable at ${POSTGRES_URL} (set BENCH_POSTGRES_URL)`, {
       cause: error,
@@ -403,7 +404,7 @@ try {
   await api.stop(10_000);
 
   // --- embedded: no Redis, PGlite, audits in the API process ---
-  const dataDir = path.join(fixtureFolder, "data");
+  const dataDir = path.join(dataFolder, "data");
   api = await startApi({ DATA_DIR: dataDir });
   await simultaneous(api.baseUrl, [[embeddedWarm]]);
   report(
@@ -428,7 +429,8 @@ try {
   connection.disconnect();
   await adminClient.query(`drop database if exists ${databaseName} with (force)`).catch(() => {});
   await adminClient.end().catch(() => {});
-  if (fixtureFolder) await rm(fixtureFolder, { recursive: true, force: true });
+  if (dataFolder) await rm(dataFolder, { recursive: true, force: true });
+  await placesServer.close();
   for (const server of servers) server.closeAllConnections();
   await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
 }

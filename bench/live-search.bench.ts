@@ -53,8 +53,11 @@ const WORKERS = 2;
 const CONCURRENCY = Math.max(25, SITES);
 const BUDGET_MS = 30_000;
 const AIM = 1.5;
-/** undici Agent `connections` in shared/audit/fetch-homepage.ts. */
-const FETCHER_CONNECTIONS_PER_ORIGIN = 16;
+/**
+ * What one IP:port gets at once: the undici Agent's `connections` (the larger of 16 and the
+ * per-IP politeness, AUDIT_FETCHES_PER_IP, default 32) and that politeness itself.
+ */
+const FETCHER_CONNECTIONS_PER_ORIGIN = 32;
 const RUN = crypto.randomUUID().slice(0, 8);
 const WARM_SITES = WORKERS * 2;
 
