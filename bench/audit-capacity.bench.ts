@@ -232,7 +232,45 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** Sum and count of the workers' audit histograms (their own /metrics), to split where time went. */
+type Totals = Record<string, { sum: number; count: number }>;
+async function workerTotals(): Promise<Totals> {
+  const totals: Totals = {};
+  for (const worker of workers) {
+    const port = worker.linesWith("worker metrics listening on /metrics and /healthz")[0]?.json?.port;
+    if (typeof port !== "number") continue;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split("\n")) {
+      const match =
+        /^leadapi_(audit_stage_duration_seconds|audit_queue_wait_seconds)_(sum|count)(?:\{stage="(\w+)"\})? (\S+)$/.exec(
+          line,
+        );
+      if (!match) continue;
+      const key = match[3] ?? "queue_wait";
+      totals[key] ??= { sum: 0, count: 0 };
+      totals[key][match[2] as "sum" | "count"] += Number(match[4]);
+    }
+  }
+  return totals;
+}
+function describeTotals(before: Totals, after: Totals): string {
+  const mean = (key: string) => {
+    const count = (after[key]?.count ?? 0) - (before[key]?.count ?? 0);
+    const sum = (after[key]?.sum ?? 0) - (before[key]?.sum ?? 0);
+    return count > 0 ? `${Math.round((sum / count) * 1000)} ms` : "-";
+  };
+  return `worker means: queue wait ${mean("queue_wait")}, fetch ${mean("fetch")}, parse ${mean("parse")} (thread wait included)`;
+}
+
 const rows: string[] = [];
+async function measured(name: string, aim: string, run: () => Promise<SearchRun[]>): Promise<SearchRun[]> {
+  const before = await workerTotals();
+  const runs = await run();
+  report(name, runs, aim);
+  if (workers.length > 0) console.log(`    ${describeTotals(before, await workerTotals())}`);
+  return runs;
+}
+
 function report(name: string, runs: SearchRun[], aim: string) {
   const walls = runs.map((run) => run.ms);
   const matches = runs.reduce((sum, run) => sum + run.matches, 0);
@@ -360,13 +398,11 @@ try {
   const baseUrl = api.baseUrl;
   await simultaneous(baseUrl, [[warm]]);
 
-  report("single search, 1 worker", await simultaneous(baseUrl, [[single]]), "<= 1.1x");
-  report(
-    "8 at once, 1 worker",
-    await simultaneous(baseUrl, eight),
-    "median <= 1.3x, slowest <= 1.5x, 0 truncated",
+  await measured("single search, 1 worker", "<= 1.1x", () => simultaneous(baseUrl, [[single]]));
+  await measured("8 at once, 1 worker", "median <= 1.3x, slowest <= 1.5x, 0 truncated", () =>
+    simultaneous(baseUrl, eight),
   );
-  report("16 at once, 1 worker (sizing)", await simultaneous(baseUrl, sixteen), "(sizing: none)");
+  await measured("16 at once, 1 worker (sizing)", "(sizing: none)", () => simultaneous(baseUrl, sixteen));
 
   // Fairness: the big search first, the 7 small ones right behind it.
   const fairKeys = await Promise.all([...fairSmall, bigQueries].map(() => workspaceKey(baseUrl)));
@@ -394,10 +430,8 @@ try {
 
   // --- distributed: two workers ---
   workers.push(...(await startWorkers(1, databaseUrl.href, prefix)));
-  report(
-    "32 at once, 2 workers",
-    await simultaneous(baseUrl, thirtyTwo),
-    "median <= 1.3x, slowest <= 1.5x, 0 truncated",
+  await measured("32 at once, 2 workers", "median <= 1.3x, slowest <= 1.5x, 0 truncated", () =>
+    simultaneous(baseUrl, thirtyTwo),
   );
   await Promise.all(workers.map((worker) => worker.stop(10_000)));
   workers = [];
