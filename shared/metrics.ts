@@ -28,8 +28,7 @@ export const DRAFT_GENERATORS = ["template", "llm"] as const;
 export const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
 export const CALL_OUTCOMES = ["ok", "error"] as const;
 export const CREDIT_OPERATIONS = ["search", "draft"] as const;
-export const AUDIT_STAGES = ["fetch", "parse"] as const;
-export type AuditStageLabel = (typeof AUDIT_STAGES)[number];
+export type AuditStageLabel = "fetch" | "parse";
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
 export type DraftOutcomeLabel = (typeof DRAFT_OUTCOMES)[number];

@@ -25,7 +25,7 @@ const signal = z.boolean().nullable();
  * A job's result: the audit the worker stored, so the producer need not read it back. Loose
  * objects: a signal or evidence field added later passes through a producer that does not know it.
  */
-export const auditJobResultSchema = z.object({
+const auditJobResultSchema = z.object({
   place_id: z.string(),
   url: z.string(),
   outcome: z.enum(["ok", "failed"]),

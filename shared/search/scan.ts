@@ -169,10 +169,6 @@ export class ScanState {
     return this.#liveFilters.length > 0;
   }
 
-  get checkDeadline(): number {
-    return this.#deadline;
-  }
-
   confirmedMatches(): number {
     return this.#entries.filter((entry) => entry.verdict?.state === "match").length;
   }
