@@ -83,6 +83,8 @@ export interface AnalyzeInput {
   country: string | null;
   /** The current time in epoch milliseconds (injectable so year rules can be tested). */
   now: number;
+  /** false skips the contact email (the benchmark's baseline only); default true. */
+  findContactEmail?: boolean;
 }
 
 export interface AnalyzeOutput {
