@@ -141,15 +141,21 @@ export function addressesFromJsonLd(json: string): string[] {
 const MAY_HOLD_ADDRESS = /@|＠|\bat\b/i;
 const BRACKETED_AT = /\s*(?:\[\s*at\s*\]|\(\s*at\s*\)|\{\s*at\s*\})\s*/gi;
 const BRACKETED_DOT = /\s*(?:\[\s*dot\s*\]|\(\s*dot\s*\)|\{\s*dot\s*\})\s*/gi;
+/*
+ * The two patterns below start only where a run of address characters starts (the lookbehind)
+ * and bound every repetition, so a page-long run of such characters costs linear time, not
+ * quadratic: the analysis must stay fast on hostile pages.
+ */
 /** `name at domain dot com`: only with at least one spelled-out "dot", which prose never has. */
-const SPELLED_OUT = /\b([a-z0-9][a-z0-9._+-]*)\s+at\s+([a-z0-9-]+(?:\s+dot\s+[a-z0-9-]+)+)\b/gi;
-const ADDRESS_IN_TEXT = /[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
+const SPELLED_OUT =
+  /(?<![a-z0-9._+-])([a-z0-9][a-z0-9._+-]{0,63}) at ([a-z0-9-]{1,63}(?: dot [a-z0-9-]{1,63}){1,8})(?![a-z0-9-])/gi;
+const ADDRESS_IN_TEXT = /(?<![a-z0-9._%+-])[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8}/gi;
 
 /**
  * The addresses written in a line of visible text, each with the text just before it, including
  * the common obfuscations (`name [at] domain [dot] com`, `name(at)domain.com`,
  * `name at domain dot com`, a full-width `＠`); `&#64;` and other entities were already decoded
- * by the parser.
+ * by the parser. Expects whitespace collapsed to single spaces.
  */
 export function addressesInText(line: string): Array<{ raw: string; before: string }> {
   if (!MAY_HOLD_ADDRESS.test(line)) return [];
@@ -159,7 +165,7 @@ export function addressesInText(line: string): Array<{ raw: string; before: stri
     .replace(BRACKETED_DOT, ".")
     .replace(
       SPELLED_OUT,
-      (_match, local: string, domain: string) => `${local}@${domain.replace(/\s+dot\s+/gi, ".")}`,
+      (_match, local: string, domain: string) => `${local}@${domain.replace(/ dot /gi, ".")}`,
     );
   if (!readable.includes("@")) return [];
   return [...readable.matchAll(ADDRESS_IN_TEXT)].map((match) => ({

@@ -224,6 +224,8 @@ interface WalkContext {
 const CONTACT_ELEMENTS = new Set(["footer", "address"]);
 const CONTACT_BLOCK_NAME = /contact|footer|kontakt/i;
 const ITEMPROP_EMAIL = /(?:^|\s)email(?:\s|$)/i;
+/** An `itemprop="email"` element holds one address; a page-sized one is not read further. */
+const MAX_MICRODATA_EMAIL_CHARS = 1000;
 
 function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -286,7 +288,9 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
       if (context.invisible) continue;
       currentLine += node.data;
       if (context.contact) currentLineIsContact = true;
-      if (context.microdataEmail !== null) context.microdataEmail.text += node.data;
+      if (context.microdataEmail !== null && context.microdataEmail.text.length < MAX_MICRODATA_EMAIL_CHARS) {
+        context.microdataEmail.text += node.data;
+      }
       // Approximate (inner whitespace runs count), which is enough for "most of the page".
       const visibleLength = node.data.trim().length;
       page.textLength += visibleLength;
@@ -347,7 +351,7 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
   }
   breakLine();
   for (const { text } of microdataEmails) {
-    for (const { raw } of addressesInText(text)) {
+    for (const { raw } of addressesInText(collapseWhitespace(text))) {
       page.emailFindings.push({ raw, source: "microdata", contact: true, before: "" });
     }
   }

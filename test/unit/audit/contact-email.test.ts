@@ -107,6 +107,18 @@ describe("sources", () => {
     expect(addressesInText("Meet us at the shop at noon, or call at 5 pm.")).toEqual([]);
   });
 
+  it("reads no part of a local part longer than 64 characters as an address", () => {
+    expect(addressesInText(`${"a".repeat(70)}@maple-plumbing.ca`)).toEqual([]);
+  });
+
+  it("stays linear on hostile text: a page-long run of address characters around 'at' and '@'", () => {
+    // Quadratic patterns would take minutes on these; the test's own timeout is the bound.
+    const run = "a.".repeat(200_000);
+    expect(addressesInText(`${run} at x dot ${run}`)).toEqual([]);
+    expect(addressesInText(`${run}@${"b-".repeat(200_000)}`)).toEqual([]);
+    expect(emailOf(`<p>${"x".repeat(400_000)} at ${"y.".repeat(100_000)}@</p>`).email).toBeNull();
+  });
+
   it("decodes Cloudflare's data-cfemail and its protected link", () => {
     const hex = cloudflareEncode("info@maple-plumbing.ca", 0x5a);
     expect(
