@@ -48,12 +48,10 @@ export interface ContactEmail {
   evidence: EmailEvidence;
 }
 
-export const NO_EMAIL_EVIDENCE: EmailEvidence = {
-  email_found_in: [],
-  email_chosen_by: null,
-  email_other_candidates: [],
-  email_rejected: [],
-};
+/** The evidence of a page without any address (a fresh object: evidence is not shared between audits). */
+export function noEmailEvidence(): EmailEvidence {
+  return { email_found_in: [], email_chosen_by: null, email_other_candidates: [], email_rejected: [] };
+}
 
 const MAX_LISTED = 10;
 /** RFC 5321: 64 octets of local part, 254 for a whole forward path's address, 63 per label. */
@@ -424,6 +422,7 @@ interface Candidate {
  * Null when none qualifies: a wrong address is worse than none.
  */
 export function chooseContactEmail(findings: readonly EmailFinding[], pageUrl: string): ContactEmail {
+  if (findings.length === 0) return { email: null, evidence: noEmailEvidence() }; // most pages
   const candidates = new Map<string, Candidate>();
   const rejected = new Map<string, EmailRejection>();
   for (const finding of findings) {

@@ -8,7 +8,7 @@ import {
   cloudflareHexFromHref,
   decodeCloudflareEmail,
   type EmailFinding,
-  NO_EMAIL_EVIDENCE,
+  noEmailEvidence,
 } from "./contact-email.ts";
 import { NON_CONFORMING_TAGS } from "./non-conforming-tags.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "./types.ts";
@@ -60,7 +60,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
 
   const contactEmail = findContactEmail
     ? chooseContactEmail(page.emailFindings, input.url)
-    : { email: null, evidence: NO_EMAIL_EVIDENCE };
+    : { email: null, evidence: noEmailEvidence() };
 
   const signals: AuditSignals = {
     no_mobile_viewport: viewport === null,
@@ -223,6 +223,21 @@ interface WalkContext {
 /** Elements whose content is where a site shows how to reach the business. */
 const CONTACT_ELEMENTS = new Set(["footer", "address"]);
 const CONTACT_BLOCK_NAME = /contact|footer|kontakt/i;
+/** Elements whose id or class is read for "contact"/"footer" (not every inline element's). */
+const CONTAINER_ELEMENTS = new Set([
+  "div",
+  "section",
+  "aside",
+  "article",
+  "p",
+  "ul",
+  "ol",
+  "dl",
+  "td",
+  "table",
+  "span",
+]);
+const MAILTO_HREF = /^\s*mailto:/i;
 const ITEMPROP_EMAIL = /(?:^|\s)email(?:\s|$)/i;
 /** An `itemprop="email"` element holds one address; a page-sized one is not read further. */
 const MAX_MICRODATA_EMAIL_CHARS = 1000;
@@ -371,20 +386,26 @@ function collectEmailFindings(
   microdataEmails: Array<{ text: string }>,
 ): WalkContext {
   const { name, attribs } = element;
+  if (context.invisible && name !== "script") return context; // head, templates, iframes' fallbacks
   let contact = context.contact;
-  if (!contact && (CONTACT_ELEMENTS.has(name) || isContactBlock(attribs))) contact = true;
+  if (!contact && (CONTACT_ELEMENTS.has(name) || (CONTAINER_ELEMENTS.has(name) && isContactBlock(attribs)))) {
+    contact = true;
+  }
 
   const href = name === "a" || name === "area" ? attribs.href : undefined;
   if (href !== undefined) {
-    const mailto = addressesFromMailto(href);
-    if (mailto.length > 0 || /^\s*mailto:/i.test(href)) {
+    if (MAILTO_HREF.test(href)) {
       contact = true;
-      for (const raw of mailto) findings.push({ raw, source: "mailto", contact, before: textBefore() });
+      for (const raw of addressesFromMailto(href)) {
+        findings.push({ raw, source: "mailto", contact, before: textBefore() });
+      }
+    } else if (href.includes("email-protection#")) {
+      const protectedHex = cloudflareHexFromHref(href);
+      const decoded = protectedHex === null ? null : decodeCloudflareEmail(protectedHex);
+      if (decoded !== null) {
+        findings.push({ raw: decoded, source: "cloudflare", contact: true, before: textBefore() });
+      }
     }
-    const protectedHex = cloudflareHexFromHref(href);
-    const decoded = protectedHex === null ? null : decodeCloudflareEmail(protectedHex);
-    if (decoded !== null)
-      findings.push({ raw: decoded, source: "cloudflare", contact: true, before: textBefore() });
   }
   const cfemail = attribs["data-cfemail"];
   if (cfemail !== undefined) {
