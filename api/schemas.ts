@@ -59,7 +59,12 @@ export const leadSummarySchema = z
     category: z.string(),
     address: z.string().nullable(),
     website: z.string().nullable(),
-    email: z.string().nullable(),
+    email: z
+      .string()
+      .nullable()
+      .describe(
+        "The business's contact address, read from the check of the homepage of the website it lists now; `null` until a search with a live filter has checked that website, and when the homepage shows no acceptable address",
+      ),
     outreach_status: outreachStatusSchema,
     added_at: isoTimestamp,
   })

@@ -9,5 +9,11 @@ import type { AnalyzeInput, AnalyzeOutput } from "./types.ts";
  */
 export default function analyzeTask(input: AnalyzeInput): AnalyzeOutput {
   const html = decodeHtml(input.body, input.contentType);
-  return analyzeHomepage({ html, url: input.url, country: input.country, now: new Date(input.now) });
+  return analyzeHomepage({
+    html,
+    url: input.url,
+    country: input.country,
+    now: new Date(input.now),
+    findContactEmail: input.findContactEmail,
+  });
 }

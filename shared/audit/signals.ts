@@ -1,4 +1,15 @@
 import { parseDocument } from "htmlparser2";
+import {
+  addressesFromJsonLd,
+  addressesFromMailto,
+  addressesInText,
+  CONTEXT_BEFORE_CHARS,
+  chooseContactEmail,
+  cloudflareHexFromHref,
+  decodeCloudflareEmail,
+  type EmailFinding,
+  noEmailEvidence,
+} from "./contact-email.ts";
 import { NON_CONFORMING_TAGS } from "./non-conforming-tags.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "./types.ts";
 
@@ -10,6 +21,8 @@ export interface HomepageInput {
   /** ISO 3166-1 alpha-2 country of the place's address, if the provider gave one. */
   country: string | null;
   now: Date;
+  /** false skips the contact email (the benchmark's baseline only); default true. */
+  findContactEmail?: boolean;
 }
 
 /** A year this many years before the current one (or older) is stale. */
@@ -24,7 +37,8 @@ const MAX_SNIPPET_CHARS = 200;
  * depends only on the input (the current year comes from `now`).
  */
 export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
-  const page = indexPage(input.html);
+  const findContactEmail = input.findContactEmail !== false;
+  const page = indexPage(input.html, findContactEmail);
   const currentYear = input.now.getUTCFullYear();
 
   const viewport = findViewport(page);
@@ -44,6 +58,10 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
   const canada = canadianEvidence(input, page.textLines);
   const frenchVersion = canada.by === null ? null : findFrenchVersion(page, input.url);
 
+  const contactEmail = findContactEmail
+    ? chooseContactEmail(page.emailFindings, input.url)
+    : { email: null, evidence: noEmailEvidence() };
+
   const signals: AuditSignals = {
     no_mobile_viewport: viewport === null,
     legacy_site_tech: legacySiteTech,
@@ -53,6 +71,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     no_french_version: canada.by === null ? null : frenchVersion === null,
     not_mobile_friendly: viewport === null || !isResponsiveViewport(viewport) || flash.length > 0,
     outdated_website: legacySiteTech || staleCopyright === true,
+    email: contactEmail.email,
   };
   const evidence: AuditEvidence = {
     viewport,
@@ -66,6 +85,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     french_version: frenchVersion,
     canadian_by: canada.by,
     canadian_postal_code: canada.postalCode,
+    ...contactEmail.evidence,
   };
   return { signals, evidence };
 }
@@ -182,6 +202,8 @@ interface PageIndex {
   legacyTags: Set<string>;
   tables: TableInfo[];
   links: LinkInfo[];
+  /** Every address seen where one may be shown (never comments, script code or asset names). */
+  emailFindings: EmailFinding[];
 }
 
 /** Where in the document a node is; shared by siblings, copied only when it changes. */
@@ -192,13 +214,39 @@ interface WalkContext {
   table: TableInfo | null;
   outerTable: TableInfo | null;
   link: LinkInfo | null;
+  /** Inside a footer, an `<address>`, a block named "contact"/"footer", or a mailto link. */
+  contact: boolean;
+  /** Inside an element marked `itemprop="email"` without a value attribute: its text is collected. */
+  microdataEmail: { text: string } | null;
 }
+
+/** Elements whose content is where a site shows how to reach the business. */
+const CONTACT_ELEMENTS = new Set(["footer", "address"]);
+const CONTACT_BLOCK_NAME = /contact|footer|kontakt/i;
+/** Elements whose id or class is read for "contact"/"footer" (not every inline element's). */
+const CONTAINER_ELEMENTS = new Set([
+  "div",
+  "section",
+  "aside",
+  "article",
+  "p",
+  "ul",
+  "ol",
+  "dl",
+  "td",
+  "table",
+  "span",
+]);
+const MAILTO_HREF = /^\s*mailto:/i;
+const ITEMPROP_EMAIL = /(?:^|\s)email(?:\s|$)/i;
+/** An `itemprop="email"` element holds one address; a page-sized one is not read further. */
+const MAX_MICRODATA_EMAIL_CHARS = 1000;
 
 function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function indexPage(html: string): PageIndex {
+function indexPage(html: string, findContactEmail: boolean): PageIndex {
   const page: PageIndex = {
     htmlElement: null,
     elements: [],
@@ -208,13 +256,26 @@ function indexPage(html: string): PageIndex {
     legacyTags: new Set(),
     tables: [],
     links: [],
+    emailFindings: [],
   };
   let currentLine = "";
+  let currentLineIsContact = false;
+  const microdataEmails: Array<{ text: string }> = [];
   const breakLine = (): void => {
     const line = collapseWhitespace(currentLine);
-    if (line !== "") page.textLines.push(line);
+    if (line !== "") {
+      page.textLines.push(line);
+      if (findContactEmail) {
+        for (const { raw, before } of addressesInText(line)) {
+          page.emailFindings.push({ raw, source: "text", contact: currentLineIsContact, before });
+        }
+      }
+    }
     currentLine = "";
+    currentLineIsContact = false;
   };
+  /** The visible text before an element on its line, for an "Email:" label or a "Website by" credit. */
+  const textBefore = (): string => collapseWhitespace(currentLine.slice(-2 * CONTEXT_BEFORE_CHARS));
 
   const rootContext: WalkContext = {
     foreign: false,
@@ -222,6 +283,8 @@ function indexPage(html: string): PageIndex {
     table: null,
     outerTable: null,
     link: null,
+    contact: false,
+    microdataEmail: null,
   };
   // Iterative, so deeply nested markup cannot overflow the stack; "break" ends a block's line.
   const pending: Array<{ node: HtmlNode; context: WalkContext } | "break"> = [
@@ -239,6 +302,10 @@ function indexPage(html: string): PageIndex {
     if (node.nodeType === 3 && "data" in node) {
       if (context.invisible) continue;
       currentLine += node.data;
+      if (context.contact) currentLineIsContact = true;
+      if (context.microdataEmail !== null && context.microdataEmail.text.length < MAX_MICRODATA_EMAIL_CHARS) {
+        context.microdataEmail.text += node.data;
+      }
       // Approximate (inner whitespace runs count), which is enough for "most of the page".
       const visibleLength = node.data.trim().length;
       page.textLength += visibleLength;
@@ -279,6 +346,9 @@ function indexPage(html: string): PageIndex {
       } else if (name === "br" && !context.invisible) {
         breakLine();
       }
+      if (findContactEmail) {
+        context = collectEmailFindings(node, context, page.emailFindings, textBefore, microdataEmails);
+      }
       if ((name === "svg" || name === "math") && !context.foreign) context = { ...context, foreign: true };
       if (INVISIBLE_ELEMENTS.has(name) && !context.invisible) context = { ...context, invisible: true };
       if (BLOCK_ELEMENTS.has(name) && !context.invisible) {
@@ -295,7 +365,85 @@ function indexPage(html: string): PageIndex {
     }
   }
   breakLine();
+  for (const { text } of microdataEmails) {
+    for (const { raw } of addressesInText(collapseWhitespace(text))) {
+      page.emailFindings.push({ raw, source: "microdata", contact: true, before: "" });
+    }
+  }
   return page;
+}
+
+/**
+ * The addresses an element carries (mailto and Cloudflare-protected hrefs, `data-cfemail`,
+ * microdata, a JSON-LD block) and the context its content is in. Other attribute values (image
+ * names like `logo@2x.png`, form placeholders) and script code are never read.
+ */
+function collectEmailFindings(
+  element: HtmlElement,
+  context: WalkContext,
+  findings: EmailFinding[],
+  textBefore: () => string,
+  microdataEmails: Array<{ text: string }>,
+): WalkContext {
+  const { name, attribs } = element;
+  if (context.invisible && name !== "script") return context; // head, templates, iframes' fallbacks
+  let contact = context.contact;
+  if (!contact && (CONTACT_ELEMENTS.has(name) || (CONTAINER_ELEMENTS.has(name) && isContactBlock(attribs)))) {
+    contact = true;
+  }
+
+  const href = name === "a" || name === "area" ? attribs.href : undefined;
+  if (href !== undefined) {
+    if (MAILTO_HREF.test(href)) {
+      contact = true;
+      for (const raw of addressesFromMailto(href)) {
+        findings.push({ raw, source: "mailto", contact, before: textBefore() });
+      }
+    } else if (href.includes("email-protection#")) {
+      const protectedHex = cloudflareHexFromHref(href);
+      const decoded = protectedHex === null ? null : decodeCloudflareEmail(protectedHex);
+      if (decoded !== null) {
+        findings.push({ raw: decoded, source: "cloudflare", contact: true, before: textBefore() });
+      }
+    }
+  }
+  const cfemail = attribs["data-cfemail"];
+  if (cfemail !== undefined) {
+    const decoded = decodeCloudflareEmail(cfemail);
+    if (decoded !== null)
+      findings.push({ raw: decoded, source: "cloudflare", contact, before: textBefore() });
+  }
+
+  let microdataEmail = context.microdataEmail;
+  const itemprop = attribs.itemprop;
+  if (itemprop !== undefined && ITEMPROP_EMAIL.test(itemprop)) {
+    const value = attribs.content ?? (href === undefined ? undefined : addressesFromMailto(href).join(","));
+    if (value !== undefined && value !== "") {
+      for (const raw of value.split(","))
+        findings.push({ raw, source: "microdata", contact: true, before: "" });
+    } else if (microdataEmail === null) {
+      microdataEmail = { text: "" };
+      microdataEmails.push(microdataEmail);
+    }
+  }
+
+  if (name === "script" && attribs.type?.trim().toLowerCase() === "application/ld+json") {
+    const json = element.children.map((child) => ("data" in child ? child.data : "")).join("");
+    for (const raw of addressesFromJsonLd(json))
+      findings.push({ raw, source: "json_ld", contact: true, before: "" });
+  }
+
+  return contact === context.contact && microdataEmail === context.microdataEmail
+    ? context
+    : { ...context, contact, microdataEmail };
+}
+
+function isContactBlock(attribs: Record<string, string>): boolean {
+  const { id, class: className } = attribs;
+  return (
+    (id !== undefined && CONTACT_BLOCK_NAME.test(id)) ||
+    (className !== undefined && CONTACT_BLOCK_NAME.test(className))
+  );
 }
 
 function truncate(text: string, maxChars: number): string {

@@ -1,3 +1,5 @@
+import type { EmailEvidence } from "./contact-email.ts";
+
 /**
  * The audit of one place's homepage, as computed by the analysis and kept in the
  * per-place cache (`site_audits`). Every boolean is null when it could not be
@@ -20,10 +22,15 @@ export interface AuditSignals {
   not_mobile_friendly: boolean | null;
   /** Collapsed flag: legacy_site_tech or stale_copyright. */
   outdated_website: boolean | null;
+  /**
+   * The business's contact address read from the page (lower-cased), null when none qualifies.
+   * Absent in audits made before addresses were resolved.
+   */
+  email?: string | null;
 }
 
 /** What each signal was based on: short snippets, never whole pages. */
-export interface AuditEvidence {
+export interface AuditEvidence extends Partial<EmailEvidence> {
   viewport?: string | null;
   jquery_version?: string | null;
   legacy_tags?: string[];
@@ -61,6 +68,7 @@ export const UNKNOWN_SIGNALS: AuditSignals = {
   no_french_version: null,
   not_mobile_friendly: null,
   outdated_website: null,
+  email: null,
 };
 
 /** Input of one analysis task (runs in the piscina pool). */
@@ -75,6 +83,8 @@ export interface AnalyzeInput {
   country: string | null;
   /** The current time in epoch milliseconds (injectable so year rules can be tested). */
   now: number;
+  /** false skips the contact email (the benchmark's baseline only); default true. */
+  findContactEmail?: boolean;
 }
 
 export interface AnalyzeOutput {

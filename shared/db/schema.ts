@@ -57,6 +57,10 @@ export interface LeadsTable {
   id: Generated<string>;
   workspace_id: string;
   place_id: string;
+  /**
+   * Never read or written: a lead's email is derived from its current website's audit
+   * (`contactEmailOf`). Kept until every running node has stopped selecting it, then dropped.
+   */
   email: string | null;
   outreach_status: ColumnType<OutreachStatus, OutreachStatus | undefined, OutreachStatus>;
   added_at: Timestamp;

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from "kysely";
-import { readCurrentAudits } from "../audit/cache.ts";
+import { contactEmailOf, readCurrentAudits, readCurrentContactEmails } from "../audit/cache.ts";
 import type { AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
@@ -37,7 +37,6 @@ const summaryColumns = [
   "places.category",
   "places.address",
   "places.website",
-  "leads.email",
   "leads.outreach_status",
   "leads.added_at",
 ] as const;
@@ -56,11 +55,12 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
   const after = page.after
     ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
     : sql``;
-  return sql<LeadSummary>`
+  // The email is not a column: listLeads adds it from the audit (contactEmailOf).
+  return sql<Omit<LeadSummary, "email">>`
     with recursive walk as (
       (select first.*, places.name, places.category, places.address, places.website, 1 as n
        from (
-         select leads.id, leads.place_id, leads.email, leads.outreach_status, leads.added_at
+         select leads.id, leads.place_id, leads.outreach_status, leads.added_at
          from leads
          where leads.workspace_id = ${workspaceId} ${after}
          order by leads.added_at desc, leads.id desc
@@ -71,7 +71,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       select next.*, places.name, places.category, places.address, places.website, walk.n + 1
       from walk
       cross join lateral (
-        select leads.id, leads.place_id, leads.email, leads.outreach_status, leads.added_at
+        select leads.id, leads.place_id, leads.outreach_status, leads.added_at
         from leads
         where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id)
         order by leads.added_at desc, leads.id desc
@@ -80,7 +80,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       join places on places.place_id = next.place_id
       where walk.n < ${page.limit}
     )
-    select id, place_id, name, category, address, website, email, outreach_status, added_at
+    select id, place_id, name, category, address, website, outreach_status, added_at
     from walk
     order by walk.added_at desc, walk.id desc`;
 }
@@ -92,7 +92,12 @@ export async function listLeads(
 ): Promise<LeadPage> {
   // One row more than the page tells whether a next page exists.
   const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);
-  const leads = rows.slice(0, page.limit);
+  const pageRows = rows.slice(0, page.limit);
+  const emails = await readCurrentContactEmails(
+    db,
+    pageRows.map((row) => ({ placeId: row.place_id, website: row.website })),
+  );
+  const leads = pageRows.map((row) => ({ ...row, email: emails.get(row.place_id) ?? null }));
   const last = leads.at(-1);
   return {
     leads,
@@ -118,7 +123,11 @@ export async function findLeadDetail(
   const audit = (await readCurrentAudits(db, [{ placeId: summary.place_id, website: summary.website }])).get(
     summary.place_id,
   );
-  return { ...summary, ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null) };
+  return {
+    ...summary,
+    email: contactEmailOf(audit),
+    ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null),
+  };
 }
 
 export function websiteFlags(website: string | null, signals: AuditSignals | null) {
@@ -130,21 +139,15 @@ export function websiteFlags(website: string | null, signals: AuditSignals | nul
   };
 }
 
+/** A lead row as a search saved it; its `email` comes from the audit (`contactEmailOf`). */
 export interface SavedLead {
   id: string;
   place_id: string;
-  email: string | null;
   outreach_status: OutreachStatus;
   added_at: Date;
 }
 
-const savedLeadColumns = [
-  "leads.id",
-  "leads.place_id",
-  "leads.email",
-  "leads.outreach_status",
-  "leads.added_at",
-] as const;
+const savedLeadColumns = ["leads.id", "leads.place_id", "leads.outreach_status", "leads.added_at"] as const;
 
 /** Saves these places as leads; a place already saved keeps its lead (same id, same added_at). */
 export async function insertLeads(
@@ -191,9 +194,9 @@ export async function findLeadsWithPlaces(
     .where("leads.place_id", "in", [...placeIds])
     .execute();
   return new Map(
-    rows.map(({ id, place_id, email, outreach_status, added_at, ...data }) => [
+    rows.map(({ id, place_id, outreach_status, added_at, ...data }) => [
       place_id,
-      { lead: { id, place_id, email, outreach_status, added_at }, place: { place_id, ...data } },
+      { lead: { id, place_id, outreach_status, added_at }, place: { place_id, ...data } },
     ]),
   );
 }

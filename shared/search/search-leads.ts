@@ -1,5 +1,5 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
-import { readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
+import { contactEmailOf, readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
@@ -128,7 +128,7 @@ async function runSearch(
       category,
       address: candidate.address,
       website: candidate.website,
-      email: lead.email,
+      email: contactEmailOf(audit),
       outreach_status: lead.outreach_status,
       added_at: lead.added_at,
       has_website: candidate.website !== null,

@@ -196,6 +196,28 @@ describe("GET /v1/docs", () => {
     }
   });
 
+  it("says how a lead's email is resolved and that it may be null, as /openapi.json does", async () => {
+    const openapi = (await t.app.inject({ url: "/openapi.json" })).json() as {
+      components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+    };
+    const description = openapi.components.schemas.LeadSummary?.properties.email?.description;
+    expect(description).toMatch(/`null`/);
+    const [row] = rowsWith(markdown, "| `email` |");
+    expect(row).toContain(description);
+    const section = markdown.slice(markdown.indexOf("### Contact email"));
+    expect(section.length).toBeGreaterThan(500);
+    for (const source of [
+      "mailto:",
+      "JSON-LD",
+      'itemprop="email"',
+      "[at]",
+      "data-cfemail",
+      "Public Suffix List",
+    ]) {
+      expect(section, source).toContain(source);
+    }
+  });
+
   it("states the default rate limits in force", () => {
     expect(rowsWith(markdown, "30 requests per minute").length).toBeGreaterThan(0);
     expect(rowsWith(markdown, "5 requests per minute").length).toBeGreaterThan(0);

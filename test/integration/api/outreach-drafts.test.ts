@@ -20,7 +20,7 @@ import {
   type TestApp,
   type TestWorkspace,
 } from "../../support/app.ts";
-import { type LeadSetup, RICH_FACTS, seedLead } from "../../support/drafting.ts";
+import { type LeadSetup, RICH_EVIDENCE, RICH_FACTS, RICH_SIGNALS, seedLead } from "../../support/drafting.ts";
 import { type BehaviourChooser, type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
 import { modelCatalogue, promptOf } from "../../support/model-catalogue.ts";
 
@@ -284,6 +284,41 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
     expect(await balanceOf(t, ws)).toBe(STARTING_CREDITS - 1);
     const [row] = await draftRows(t, leadId);
     expect(row?.facts_used).toEqual(["no_website", "low_review_count"]);
+  });
+});
+
+describe.each(generators)("the lead's contact email with the %s drafter", (generatorName, appOf) => {
+  it("is shown on the lead but never written into the draft, nor sent to the model", async () => {
+    const t = appOf();
+    const ws = await createWorkspace(t.app);
+    const name = `Maple Leaf Plumbing ${randomUUID().slice(0, 6)}`;
+    const address = "info@mapleleafplumbing.ca";
+    const leadId = await seedLead(t, ws, {
+      name,
+      audit: {
+        signals: { ...RICH_SIGNALS, email: address },
+        evidence: {
+          ...RICH_EVIDENCE,
+          email_found_in: ["mailto", "text"],
+          email_chosen_by: "role_address",
+          email_other_candidates: [{ address: "frank@mapleleafplumbing.ca", source: "text" }],
+          email_rejected: [{ address: "you@yourdomain.com", reason: "placeholder" }],
+        },
+      },
+    });
+    const lead = await t.app.inject({ url: `/v1/leads/${leadId}`, headers: ws.auth });
+    expect((lead.json() as { email: string | null }).email).toBe(address);
+
+    const response = await postDraft(t, ws, leadId);
+    expect(response.statusCode).toBe(200);
+    const draft = response.json() as { subject: string; body: string };
+    expect(draft.body).toContain(name); // the business is greeted as usual
+    for (const seen of [address, "frank@mapleleafplumbing.ca", "you@yourdomain.com", "@"]) {
+      expect(draft.subject, generatorName).not.toContain(seen);
+      expect(draft.body, generatorName).not.toContain(seen);
+      for (const request of fake.requests) expect(JSON.stringify(request.json)).not.toContain(seen);
+    }
+    expect(fake.requests).toHaveLength(generatorName === "llm" ? 1 : 0);
   });
 });
 

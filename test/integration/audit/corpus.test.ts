@@ -3,7 +3,8 @@
  * 127.0.0.1 (Content-Type without a charset, so each page's own meta charset decides), fetched,
  * and analysed by the piscina pool. The expectations below were written by reading each page
  * (its viewport tag, script URLs, copyright line, upload paths, lang attributes, addresses), not
- * by recording the analysis' output.
+ * by recording the analysis' output. The contact email is checked apart, with each page served under
+ * its own site's host name (which decides what "the site's own domain" is).
  *
  * The pages are third-party and unlicensed: they are read from the corpus folder at test time and
  * must never be copied into this repository.
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnalysisPool, createAnalysisPool } from "../../../shared/audit/analysis-pool.ts";
+import type { EmailChosenBy, EmailEvidence, EmailSource } from "../../../shared/audit/contact-email.ts";
 import { decodeHtml } from "../../../shared/audit/decode.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "../../../shared/audit/types.ts";
 
@@ -30,9 +32,21 @@ interface CorpusPage {
   host?: string;
   /** The place's address country given to the analysis. */
   country: string | null;
-  signals: AuditSignals;
-  /** Every evidence field; strings may be asymmetric matchers. */
-  evidence: Record<keyof Required<AuditEvidence>, unknown>;
+  /** Every signal but the contact email (checked in `emailPages`). */
+  signals: Omit<AuditSignals, "email">;
+  /** Every evidence field but the email's; strings may be asymmetric matchers. */
+  evidence: Record<Exclude<keyof Required<AuditEvidence>, keyof EmailEvidence>, unknown>;
+}
+
+/** The contact address a person reading the page would write to, or null when the page shows none. */
+interface EmailPage {
+  file: string;
+  /** The site's own host, where the page tells it (links to itself, its repository's name); default 127.0.0.1. */
+  host?: string;
+  email: string | null;
+  /** For a chosen address: where it was found and why it was chosen. */
+  foundIn?: EmailSource[];
+  chosenBy?: EmailChosenBy;
 }
 
 const none = {
@@ -601,6 +615,106 @@ const pages: CorpusPage[] = [
   },
 ];
 
+/**
+ * Read by eye in each page's HTML (every '@', 'mailto', 'cfemail', '[at]', '(at)', '&#64;').
+ * Pages with email null show no address a visitor could write to.
+ */
+const emailPages: EmailPage[] = [
+  // Two mailto links and "Email us at info@<br>canada<wbr>learning<wbr>code.ca"; the form's
+  // placeholder "your@emailaddress.com" and "educational-programs-@2x.jpg" are not addresses.
+  {
+    file: "canada-learning-code.html",
+    host: "canadalearningcode.ca",
+    email: "info@canadalearningcode.ca",
+    foundIn: ["mailto"],
+    chosenBy: "own_domain",
+  },
+  // "Email: <a href="mailto:vcangelosi@aol.com">vcangelosi@aol.com</a>", twice.
+  {
+    file: "cangelosi-insurance.html",
+    email: "vcangelosi@aol.com",
+    foundIn: ["mailto", "text"],
+    chosenBy: "contact_context",
+  },
+  // <a href="mailto:">servicioalcliente@guateprenda.com</a>: an empty mailto around the address.
+  {
+    file: "guateprenda.html",
+    host: "www.guateprenda.com",
+    email: "servicioalcliente@guateprenda.com",
+    foundIn: ["text"],
+    chosenBy: "own_domain",
+  },
+  // Both addresses (pwinston@yahoo.com, tjak@get2net.dk) are script credits inside HTML comments.
+  { file: "gyrobot.html", host: "www.gyrobot.co.uk", email: null },
+  // ventes@, services@, info@, support@ (mailto with ?subject=); the page's general address is
+  // "l'adresse courriel suivante info@logicus.qc.ca".
+  {
+    file: "logicus.html",
+    host: "logicus.qc.ca",
+    email: "info@logicus.qc.ca",
+    foundIn: ["mailto", "text"],
+    chosenBy: "own_domain",
+  },
+  // "Greg Baker / admin@secondwindmusic.com" and an "Email" button, both mailto.
+  {
+    file: "second-wind-music.html",
+    email: "admin@secondwindmusic.com",
+    foundIn: ["mailto", "text"],
+    chosenBy: "role_address",
+  },
+  // "email : sertifikasicoid@gmail.com", three times, as the text of links whose Cloudflare
+  // attribute was renamed "data-cfemail----" by the mirror (so never decoded: visitors see the
+  // gmail address); "email=cs%40skaskt.github.io" is a script URL's query.
+  {
+    file: "ska-skt.html",
+    host: "skaskt.github.io",
+    email: "sertifikasicoid@gmail.com",
+    foundIn: ["text"],
+    chosenBy: "contact_context",
+  },
+  // "Donations accepted through Interac e-transfer trustee@stmarysorthodoxchurch.ca", on the
+  // church's own domain (its menu links to //stmarysorthodoxchurch.ca).
+  {
+    file: "st-marys-church.html",
+    host: "stmarysorthodoxchurch.ca",
+    email: "trustee@stmarysorthodoxchurch.ca",
+    foundIn: ["text"],
+    chosenBy: "own_domain",
+  },
+  // An envelope icon linked to "mailto: eco-marathon@uottawaminichallenges.ca" (leading space).
+  {
+    file: "uottawa-eco-marathon.html",
+    email: "eco-marathon@uottawaminichallenges.ca",
+    foundIn: ["mailto"],
+    chosenBy: "contact_context",
+  },
+  // "E-mail: vmonroe8888@yahoo.com", a mailto link (its text between FrontPage webbot comments).
+  {
+    file: "victek-machinery.html",
+    email: "vmonroe8888@yahoo.com",
+    foundIn: ["mailto", "text"],
+    chosenBy: "contact_context",
+  },
+  { file: "amadeo-drafting.html", email: null },
+  // JSON-LD WebSite/SearchAction only, no email.
+  { file: "autospace.html", host: "autospace.co", email: null },
+  { file: "badminton-club-alt.html", email: null },
+  { file: "badminton-club-home.html", email: null },
+  { file: "berkeley-masjid.html", email: null },
+  { file: "brett-mccue-auto.html", email: null },
+  { file: "chaver-index-old.html", host: "chaver.com", email: null },
+  { file: "cirs-radiant-heat.html", email: null },
+  { file: "corvette-page.html", email: null },
+  { file: "hdcc-projects.html", email: null },
+  // Only "@font-face" in its CSS.
+  { file: "icon-gold-recovery.html", host: "iconcentrator.net", email: null },
+  // Only "@media" and a script's "Invalid email" message.
+  { file: "imtas-lojistik.html", email: null },
+  // A twitter handle "@stevemykytyn" in a meta tag.
+  { file: "north359.html", host: "359north.com", email: null },
+  { file: "power-hungry-foods.html", email: null },
+];
+
 describe("analysis pool", () => {
   const input = (body: Uint8Array) => ({
     body,
@@ -677,6 +791,22 @@ if (!existsSync(corpusDir)) {
       },
     });
     const results = new Map<string, { output: AnalyzeOutput; body: Uint8Array }>();
+    const emailResults = new Map<string, AnalyzeOutput>();
+
+    /** Fetches a corpus page from the local server under `host` and analyses it in the pool. */
+    async function fetchAndAnalyze(file: string, host: string, country: string | null) {
+      const response = await fetch(`http://${host}/${file}`, { dispatcher: loopbackAgent });
+      expect(response.status, file).toBe(200);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const output = await pool.analyze({
+        body: bytes.slice(), // the pool takes ownership of the buffer it is given
+        contentType: response.headers.get("content-type"),
+        url: response.url,
+        country,
+        now: NOW,
+      });
+      return { output, body: bytes };
+    }
 
     beforeAll(async () => {
       server = createServer((request, response) => {
@@ -698,18 +828,14 @@ if (!existsSync(corpusDir)) {
 
       await Promise.all(
         pages.map(async (page) => {
-          const url = `http://${page.host === undefined ? origin : `${page.host}:${port}`}/${page.file}`;
-          const response = await fetch(url, { dispatcher: loopbackAgent });
-          expect(response.status, page.file).toBe(200);
-          const bytes = new Uint8Array(await response.arrayBuffer());
-          const output = await pool.analyze({
-            body: bytes.slice(), // the pool takes ownership of the buffer it is given
-            contentType: response.headers.get("content-type"),
-            url: response.url,
-            country: page.country,
-            now: NOW,
-          });
-          results.set(page.file, { output, body: bytes });
+          const host = page.host === undefined ? origin : `${page.host}:${port}`;
+          results.set(page.file, await fetchAndAnalyze(page.file, host, page.country));
+        }),
+      );
+      await Promise.all(
+        emailPages.map(async (page) => {
+          const host = page.host === undefined ? origin : `${page.host}:${port}`;
+          emailResults.set(page.file, (await fetchAndAnalyze(page.file, host, null)).output);
         }),
       );
     });
@@ -724,13 +850,46 @@ if (!existsSync(corpusDir)) {
       const { readdir } = await import("node:fs/promises");
       const corpusFiles = (await readdir(corpusDir)).filter((file) => file.endsWith(".html")).sort();
       expect(pages.map((page) => page.file).sort()).toEqual(corpusFiles);
+      expect(emailPages.map((page) => page.file).sort()).toEqual(corpusFiles);
     });
 
     it.each(pages)("$file", ({ file, signals, evidence }) => {
       const result = results.get(file);
       expect(result, `no analysis for ${file}`).toBeDefined();
-      expect(result!.output.signals).toEqual(signals);
-      expect(result!.output.evidence).toEqual(evidence);
+      const { email: _email, ...otherSignals } = result!.output.signals;
+      const {
+        email_found_in: _foundIn,
+        email_chosen_by: _chosenBy,
+        email_other_candidates: _others,
+        email_rejected: _rejected,
+        ...otherEvidence
+      } = result!.output.evidence;
+      expect(otherSignals).toEqual(signals);
+      expect(otherEvidence).toEqual(evidence);
+    });
+
+    it.each(emailPages)("contact email of $file", ({ file, email, foundIn, chosenBy }) => {
+      const output = emailResults.get(file);
+      expect(output, `no analysis for ${file}`).toBeDefined();
+      expect(output!.signals.email).toBe(email);
+      expect(output!.evidence.email_found_in).toEqual(foundIn ?? []);
+      expect(output!.evidence.email_chosen_by).toBe(chosenBy ?? null);
+    });
+
+    it("finds no wrong address on any page (a wrong address is worse than none)", () => {
+      const wrong: string[] = [];
+      const missed: string[] = [];
+      for (const { file, email } of emailPages) {
+        const found = emailResults.get(file)?.signals.email ?? null;
+        if (found !== null && found !== email) wrong.push(`${file}: found ${found}, expected ${email}`);
+        if (found === null && email !== null) missed.push(`${file}: expected ${email}`);
+      }
+      const expected = emailPages.filter((page) => page.email !== null).length;
+      console.log(
+        `contact email over ${emailPages.length} corpus pages: ${expected} show an address, ` +
+          `${expected - missed.length} found, ${missed.length} missed, ${wrong.length} wrong`,
+      );
+      expect(wrong).toEqual([]);
     });
 
     it("serves the pages without a charset, so each page's meta charset decides", () => {

@@ -112,6 +112,60 @@ describe("live-website filters (in-process audits)", () => {
     expect(balance.json().balance).toBe(8);
   });
 
+  it("shows the email the audit of the current website found in results, list and detail; a new website clears it", async () => {
+    const withAddress = OLD_HOMEPAGE.replace(
+      "</body>",
+      '<footer>Call or write: <a href="mailto:Info@Springfield-Plumbing.com?subject=Quote">email us</a></footer></body>',
+    );
+    sites.set("/e-first", { html: withAddress });
+    sites.set("/e-second", {
+      html: OLD_HOMEPAGE.replace("</body>", "<p>hello [at] newplumbing [dot] ca</p></body>"),
+    });
+    places.setPlaces("plumber in Springfield", [place("e-plumber", sites.url("/e-first"))]);
+    const ws = await createWorkspace(t.app);
+    const emailsSeen = async (searchBody: { results: { id: string; email: string | null }[] }) => {
+      const leadId = searchBody.results[0]!.id;
+      const list = await t.app.inject({ url: "/v1/leads", headers: ws.auth });
+      const detail = await t.app.inject({ url: `/v1/leads/${leadId}`, headers: ws.auth });
+      return {
+        search: searchBody.results[0]!.email,
+        list: (list.json() as { leads: { id: string; email: string | null }[] }).leads.find(
+          (l) => l.id === leadId,
+        )?.email,
+        detail: (detail.json() as { email: string | null }).email,
+      };
+    };
+
+    // No live filter: nothing is audited, so nothing is known yet.
+    const unaudited = await search(ws.auth, "plumber", {});
+    expect(await emailsSeen(unaudited.json())).toEqual({ search: null, list: null, detail: null });
+
+    const audited = await search(ws.auth, "plumber", { outdated_website: true });
+    const address = "info@springfield-plumbing.com";
+    expect(await emailsSeen(audited.json())).toEqual({ search: address, list: address, detail: address });
+    const evidence = (
+      await t.database.db
+        .selectFrom("site_audits")
+        .select("evidence")
+        .where("place_id", "=", "e-plumber")
+        .executeTakeFirstOrThrow()
+    ).evidence;
+    expect(evidence).toMatchObject({ email_found_in: ["mailto"], email_chosen_by: "role_address" });
+
+    // The business now lists another website: the old site's address is no longer shown...
+    places.setPlaces("plumber in Springfield", [place("e-plumber", sites.url("/e-second"))]);
+    const moved = await search(ws.auth, "plumber", {});
+    expect(await emailsSeen(moved.json())).toEqual({ search: null, list: null, detail: null });
+    // ...until the new one is audited.
+    const reaudited = await search(ws.auth, "plumber", { outdated_website: true });
+    const newAddress = "hello@newplumbing.ca";
+    expect(await emailsSeen(reaudited.json())).toEqual({
+      search: newAddress,
+      list: newAddress,
+      detail: newAddress,
+    });
+  });
+
   it("leaves out sites that cannot be fetched, without flagging them", async () => {
     places.setPlaces("mason in Springfield", [place("c-missing", sites.url("/c-missing"))]);
     const ws = await createWorkspace(t.app);
