@@ -40,32 +40,3 @@ export const v1Security: { [scheme: string]: string[] }[] = [
   { bearerAuth: [] },
   { oauth2: ["email", "profile"] },
 ];
-
-export const leadIdParams = z.strictObject({
-  id: z.guid("must be a uuid").describe("Lead id (uuid)"),
-});
-
-export const isoTimestamp = z.iso.datetime().describe("ISO 8601, UTC, millisecond precision");
-
-export const outreachStatusSchema = z
-  .enum(["new", "drafted", "sent", "skipped"])
-  .describe("new when saved; drafted once a draft was produced; no v1 route sets sent or skipped");
-
-export const leadSummarySchema = z
-  .object({
-    id: z.uuid(),
-    place_id: z.string(),
-    name: z.string(),
-    category: z.string(),
-    address: z.string().nullable(),
-    website: z.string().nullable(),
-    email: z
-      .string()
-      .nullable()
-      .describe(
-        "The business's contact address, read from the check of the homepage of the website it lists now; `null` until a search with a live filter has checked that website, and when the homepage shows no acceptable address",
-      ),
-    outreach_status: outreachStatusSchema,
-    added_at: isoTimestamp,
-  })
-  .meta({ id: "LeadSummary" });

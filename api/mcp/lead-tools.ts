@@ -5,13 +5,14 @@ import { z } from "zod";
 import type { Principal } from "../../shared/auth.ts";
 import { readBalance } from "../../shared/credits/ledger.ts";
 import { type DraftOutreachDeps, draftOutreach } from "../../shared/drafting/draft-outreach.ts";
+import { draftLocaleSchema } from "../../shared/drafting/schemas.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { decodeCursor } from "../../shared/leads/cursor.ts";
 import { findLeadDetail, listLeads } from "../../shared/leads/leads.ts";
+import { leadIdSchema, leadSummaryJson, listLeadsQuerySchema } from "../../shared/leads/schemas.ts";
 import type { RateLimitBucket, RateLimiter } from "../../shared/rate-limits.ts";
+import { type SearchRequest, searchRequestSchema } from "../../shared/search/schemas.ts";
 import { type SearchDeps, searchLeads } from "../../shared/search/search-leads.ts";
-import { leadSummaryJson } from "../routes/v1/leads.ts";
-import { searchRequestSchema } from "../routes/v1/searches.ts";
 
 export interface LeadToolsDeps {
   search: Omit<SearchDeps, "logger">;
@@ -39,7 +40,7 @@ const errorResult = (error: ApiError): CallToolResult => ({
   content: [{ type: "text", text: `${error.code}: ${error.message}` }],
 });
 
-const leadId = z.guid("must be a uuid").describe("Lead id (uuid), as returned by search_leads or list_leads");
+const leadId = leadIdSchema.describe("Lead id (uuid), as returned by search_leads or list_leads");
 
 /**
  * A fresh MCP server for one request (stateless Streamable HTTP): the five tools call the same
@@ -82,7 +83,7 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
       inputSchema: z.strictObject(searchRequestSchema.shape),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    run("search", async (args: z.output<typeof searchRequestSchema>, signal) => {
+    run("search", async (args: SearchRequest, signal) => {
       const outcome = await searchLeads(
         { ...deps.search, logger: deps.logger },
         principal.workspaceId,
@@ -104,10 +105,7 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
       description:
         "List the workspace's saved leads, newest first, one page at a time. Costs no credits. " +
         "Pass next_cursor back as cursor for the next page; it is null on the last page.",
-      inputSchema: z.strictObject({
-        limit: z.number().int().min(1).max(100).default(25).describe("Page size, 1 to 100 (default 25)"),
-        cursor: z.string().max(200).optional().describe("The next_cursor of a previous page, unchanged"),
-      }),
+      inputSchema: z.strictObject(listLeadsQuerySchema.shape),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     run("read", async ({ limit, cursor }: { limit: number; cursor?: string | undefined }) => {
@@ -161,7 +159,7 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
         "Calling it again drafts and charges again.",
       inputSchema: z.strictObject({
         lead_id: leadId,
-        locale: z.enum(["en", "fr"]).optional().describe("en or fr; when omitted, the workspace's language"),
+        locale: draftLocaleSchema.optional(),
       }),
       annotations: {
         readOnlyHint: false,

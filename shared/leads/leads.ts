@@ -5,25 +5,10 @@ import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
+import type { LeadDetail, LeadSummary } from "./schemas.ts";
 
-export interface LeadSummary {
-  id: string;
-  place_id: string;
-  name: string;
-  category: string;
-  address: string | null;
-  website: string | null;
-  email: string | null;
-  outreach_status: OutreachStatus;
-  added_at: Date;
-}
-
-export interface LeadDetail extends LeadSummary {
-  no_website_flag: boolean | null;
-  not_mobile_friendly_flag: boolean | null;
-  outdated_website_flag: boolean | null;
-  last_media_year: number | null;
-}
+// The lead types are the wire schemas' `z.infer` (shared/leads/schemas.ts), with Date timestamps.
+export type { LeadDetail, LeadSummary } from "./schemas.ts";
 
 export interface LeadPage {
   leads: LeadSummary[];

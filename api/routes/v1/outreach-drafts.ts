@@ -1,32 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { type DraftOutreachDeps, draftOutreach } from "../../../shared/drafting/draft-outreach.ts";
+import { draftRequestSchema, draftResponseSchema } from "../../../shared/drafting/schemas.ts";
+import { leadIdParams } from "../../../shared/leads/schemas.ts";
 import { principalOf } from "../../plugins/authentication.ts";
-import { commonV1Errors, errorResponses, leadIdParams, v1Security } from "../../schemas.ts";
-
-const draftRequestSchema = z
-  .strictObject({
-    locale: z
-      .enum(["en", "fr"], "must be en or fr")
-      .optional()
-      .describe("en or fr; when omitted, the workspace's language"),
-  })
-  // Fastify hands an absent body to validation as null: absent, empty and `{}` all mean "defaults".
-  .nullish()
-  .meta({ id: "OutreachDraftRequest" });
-
-const draftResponseSchema = z
-  .object({
-    subject: z.string(),
-    body: z.string(),
-    facts_used: z
-      .array(z.string())
-      .max(2)
-      .describe(
-        "Keys of the verified facts the draft references, at most two: no_website, no_french_version, low_review_count, stale_copyright, no_mobile_viewport, legacy_site_tech, not_mobile_friendly, outdated_website (an open set: tolerate unknown values)",
-      ),
-  })
-  .meta({ id: "OutreachDraft" });
+import { commonV1Errors, errorResponses, v1Security } from "../../schemas.ts";
 
 const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }> = async (
   app,

@@ -1,0 +1,97 @@
+import { z } from "zod";
+
+/**
+ * The wire shapes of leads: the one source of the /v1 validation, `/openapi.json`, the MCP tools
+ * and the TypeScript types (`z.infer`).
+ */
+export const isoTimestamp = z.iso.datetime().describe("ISO 8601, UTC, millisecond precision");
+
+export const outreachStatusSchema = z
+  .enum(["new", "drafted", "sent", "skipped"])
+  .describe("new when saved; drafted once a draft was produced; no v1 route sets sent or skipped");
+
+export const leadIdSchema = z.guid("must be a uuid");
+
+export const leadIdParams = z.strictObject({
+  id: leadIdSchema.describe("Lead id (uuid)"),
+});
+
+export const leadSummarySchema = z
+  .object({
+    id: z.uuid(),
+    place_id: z.string(),
+    name: z.string(),
+    category: z.string(),
+    address: z.string().nullable(),
+    website: z.string().nullable(),
+    email: z
+      .string()
+      .nullable()
+      .describe(
+        "The business's contact address, read from the check of the homepage of the website it lists now; `null` until a search with a live filter has checked that website, and when the homepage shows no acceptable address",
+      ),
+    outreach_status: outreachStatusSchema,
+    added_at: isoTimestamp,
+  })
+  .meta({ id: "LeadSummary" });
+
+export const LEAD_PAGE_MAX = 100;
+export const LEAD_PAGE_DEFAULT = 25;
+
+export const listLeadsQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number("must be an integer from 1 to 100")
+    .int("must be an integer from 1 to 100")
+    .min(1, "must be an integer from 1 to 100")
+    .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
+    .default(LEAD_PAGE_DEFAULT)
+    .describe("Page size, 1 to 100 (default 25)"),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("The next_cursor of a previous response, passed back unchanged (form `<added_at>|<lead_id>`)"),
+});
+
+export const leadPageSchema = z
+  .object({
+    leads: z.array(leadSummarySchema),
+    next_cursor: z.string().nullable().describe("null on the last page"),
+  })
+  .meta({ id: "LeadPage" });
+
+export const leadDetailSchema = leadSummarySchema
+  .extend({
+    no_website_flag: z.boolean().nullable().describe("Null when that check never ran for the lead"),
+    not_mobile_friendly_flag: z
+      .boolean()
+      .nullable()
+      .describe("Null when never run; runs only when a search asked for it"),
+    outdated_website_flag: z
+      .boolean()
+      .nullable()
+      .describe("Null when never run; runs only when a search asked for it"),
+    last_media_year: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "Year the newest photo on the homepage was uploaded; null means no dated media path was readable",
+      ),
+  })
+  .meta({ id: "LeadDetail" });
+
+/** A lead as read from the database: the wire shape with `added_at` still a Date. */
+type WithDate<T extends { added_at: string }> = Omit<T, "added_at"> & { added_at: Date };
+export type LeadSummaryJson = z.infer<typeof leadSummarySchema>;
+export type LeadSummary = WithDate<LeadSummaryJson>;
+export type LeadDetail = WithDate<z.infer<typeof leadDetailSchema>>;
+export type LeadPageJson = z.infer<typeof leadPageSchema>;
+
+/** The domain lead as it goes on the wire. */
+export const leadSummaryJson = <T extends LeadSummary>(
+  lead: T,
+): Omit<T, "added_at"> & { added_at: string } => ({
+  ...lead,
+  added_at: lead.added_at.toISOString(),
+});

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { leadSummarySchema } from "../leads/schemas.ts";
+
+/** The wire shapes of a search: /v1 validation, `/openapi.json`, the MCP tool and the types. */
+export const MAX_QUERIES = 5;
+export const MAX_FREE_TRIAL_QUERIES = 2;
+export const MAX_RESULTS = 25;
+
+const trimmedText = (field: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(max, `${field} must be at most ${max} characters`);
+
+export const searchQuerySchema = z.strictObject({
+  location: trimmedText("location", 200).describe("City or region"),
+  category: trimmedText("category", 100).describe("Trade or business type"),
+});
+
+export const searchFiltersSchema = z.strictObject({
+  min_rating: z.number().min(0).max(5).optional().describe("Minimum provider rating, 0 to 5"),
+  no_website: z.boolean().optional().describe("Only businesses with no website"),
+  not_mobile_friendly: z
+    .boolean()
+    .optional()
+    .describe("Only sites that are not mobile-friendly (may check live websites)"),
+  outdated_website: z
+    .boolean()
+    .optional()
+    .describe("Only sites that look outdated (may check live websites)"),
+  stale_content: z
+    .boolean()
+    .optional()
+    .describe(
+      "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
+    ),
+});
+
+export const searchRequestSchema = z
+  .strictObject({
+    queries: z
+      .array(searchQuerySchema)
+      .min(1, `must have 1 to ${MAX_QUERIES} queries`)
+      .max(MAX_QUERIES, `must have 1 to ${MAX_QUERIES} queries`)
+      .describe(
+        `1 to ${MAX_QUERIES} queries; at most ${MAX_FREE_TRIAL_QUERIES} for a free-trial workspace (one that never bought credits)`,
+      ),
+    filters: searchFiltersSchema.optional(),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RESULTS)
+      .describe(`1 to ${MAX_RESULTS}; maximum leads returned across all queries`),
+  })
+  .meta({ id: "SearchRequest" });
+
+export const searchResultSchema = leadSummarySchema
+  .extend({
+    has_website: z.boolean().nullable(),
+    is_mobile_friendly: z.boolean().nullable().describe("Null when not checked"),
+    is_outdated: z.boolean().nullable().describe("Null when not checked"),
+  })
+  .meta({ id: "SearchResultLead" });
+
+export const searchResponseSchema = z
+  .object({
+    results: z.array(searchResultSchema),
+    credits_spent: z.number().int().describe("Credits consumed by this search (places newly charged)"),
+    truncated: z.boolean().describe("True when there may be more matches than returned"),
+  })
+  .meta({ id: "SearchResponse" });
+
+export type SearchQuery = z.output<typeof searchQuerySchema>;
+export type SearchFilters = z.output<typeof searchFiltersSchema>;
+export type SearchRequest = z.output<typeof searchRequestSchema>;
+export type SearchResponse = z.output<typeof searchResponseSchema>;
