@@ -1,8 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { adminGuard } from "./plugins/admin-guard.ts";
 import authentication from "./plugins/authentication.ts";
-import crossOrigin from "./plugins/cross-origin.ts";
-import errors from "./plugins/errors.ts";
+import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
+import errors, { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from "./plugins/errors.ts";
 import gracefulClose from "./plugins/graceful-close.ts";
 import metrics from "./plugins/metrics.ts";
 import openApi from "./plugins/openapi.ts";
@@ -35,7 +36,10 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     // X-Request-Id is read by genReqId, which keeps it only when it is a sane token.
     requestIdHeader: false,
     genReqId: requestIdFor,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Every answer is the error object, the parser's and the router's included.
+    clientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -45,6 +49,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(metrics, { metrics: services.metrics });
   await app.register(gracefulClose);
   await app.register(crossOrigin);
+  if (config.adminToken) app.addHook("onRequest", adminGuard(config.adminToken, services.addressLimiter));
+  app.addHook("onRequest", refuseUnmatchedRoute);
   await app.register(openApi, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,
@@ -61,12 +67,13 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(v1Routes, { prefix: "/v1", services });
   await app.register(oauthRoutes, {
     db: services.db,
+    addressLimiter: services.addressLimiter,
     publicUrl: config.publicUrl,
     lifetimes: config.oauth,
   });
   await app.register(mcpRoutes, { services });
   if (config.adminToken) {
-    await app.register(adminRoutes, { prefix: "/admin", services, adminToken: config.adminToken });
+    await app.register(adminRoutes, { prefix: "/admin", services });
   }
   return app;
 }

@@ -6,6 +6,7 @@ import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
 import { createQueueAuditor } from "../shared/audit/queue.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
+import { type CostGuard, createCostGuard } from "../shared/cost-guard.ts";
 import type { Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
 import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
@@ -18,13 +19,20 @@ import {
   instrumentPlacesProvider,
   type Metrics,
 } from "../shared/metrics.ts";
+import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
-import { createRateLimiter, type RateLimiter } from "../shared/rate-limits.ts";
+import {
+  type AddressLimiter,
+  createAddressLimiter,
+  createRateLimiter,
+  type RateLimiter,
+} from "../shared/rate-limits.ts";
 import type { SearchDeps } from "../shared/search/search-leads.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
+import { requireWorkspace } from "../shared/workspaces/workspaces.ts";
 
 /** Everything the HTTP layer needs, built once from the config and closed once at shutdown. */
 export interface Services {
@@ -34,6 +42,13 @@ export interface Services {
   keyUsage: KeyUsageRecorder;
   bearerVerifiers: BearerVerifier[];
   rateLimiter: RateLimiter;
+  /** Per client address: unauthenticated OAuth endpoints and wrong admin tokens. */
+  addressLimiter: AddressLimiter;
+  costGuard: CostGuard;
+  /** The scheduled OAuth clean-up, run once now (it also runs every 10 minutes). */
+  runOAuthCleanup(): Promise<OAuthCleanupResult>;
+  /** Spends one draft attempt of the workspace's hourly cost limit, or throws 429. */
+  spendDraftAttempt(workspaceId: string): Promise<void>;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
@@ -52,6 +67,8 @@ export interface ServiceOverrides {
 }
 
 const KEY_USAGE_FLUSH_MS = 10_000;
+/** How often stale consent requests, old codes and never-approved clients are deleted. */
+const OAUTH_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
 export async function createServices(
   config: Config,
@@ -101,12 +118,28 @@ export async function createServices(
   }, KEY_USAGE_FLUSH_MS);
   flushTimer.unref();
 
+  const runOAuthCleanup = async () => {
+    const started = performance.now();
+    const removed = await cleanUpOAuth(db, { unusedClientTtlSeconds: config.oauth.unusedClientTtlSeconds });
+    logger.info({ ...removed, duration_ms: Math.round(performance.now() - started) }, "oauth clean-up");
+    return removed;
+  };
+  const cleanupTimer = setInterval(() => {
+    runOAuthCleanup().catch((error: unknown) => logger.error({ err: error }, "oauth clean-up failed"));
+  }, OAUTH_CLEANUP_INTERVAL_MS);
+  cleanupTimer.unref();
+
   const rateLimiter = createRateLimiter({
     readPerMinute: config.rateLimits.readPerMinute,
     searchPerMinute: config.rateLimits.searchPerMinute,
     redis,
     keyPrefix: overrides.rateLimitKeyPrefix,
   });
+  const addressLimiter = createAddressLimiter(config.addressLimits, {
+    redis,
+    keyPrefix: overrides.rateLimitKeyPrefix,
+  });
+  const costGuard = createCostGuard(config.costLimits, { redis, keyPrefix: overrides.rateLimitKeyPrefix });
 
   const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
@@ -133,8 +166,15 @@ export async function createServices(
     keyUsage,
     bearerVerifiers: [createApiKeyVerifier(db, keyUsage), createOAuthAccessTokenVerifier(db)],
     rateLimiter,
+    addressLimiter,
+    costGuard,
+    runOAuthCleanup,
+    async spendDraftAttempt(workspaceId) {
+      await costGuard.spendOrThrow(await requireWorkspace(db, workspaceId), "draft_attempts");
+    },
     async close() {
       clearInterval(flushTimer);
+      clearInterval(cleanupTimer);
       await keyUsage
         .flush()
         .catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
@@ -174,6 +214,7 @@ export function searchDepsOf(services: Services): Omit<SearchDeps, "logger"> {
     checkBudgetMs: services.config.searchCheckBudgetMs,
     matchGraceMs: services.config.searchMatchGraceMs,
     metrics: services.metrics,
+    costGuard: services.costGuard,
   };
 }
 

@@ -1,8 +1,11 @@
-/** Who is calling: a workspace, through one credential (an API key today; an OAuth token later). */
+/** Who is calling: a workspace, through one credential (an API key, or an OAuth access token). */
 export interface Principal {
   workspaceId: string;
-  /** The key's (or token's) id: rate limits are counted per credential. */
-  credentialId: string;
+  /**
+   * The API key behind the request: the key itself, or the key that approved the OAuth grant.
+   * Rate limits are counted per API key, so every grant of one key shares the key's buckets.
+   */
+  apiKeyId: string;
   kind: "api_key" | "oauth_token";
 }
 
@@ -13,4 +16,12 @@ export interface Principal {
 export interface BearerVerifier {
   accepts(token: string): boolean;
   verify(token: string): Promise<Principal | null>;
+}
+
+// RFC 6750 b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** The token of an `Authorization: Bearer <token>` header; null when the header has another shape. */
+export function bearerTokenOf(header: string): string | null {
+  return BEARER.exec(header)?.[1] ?? null;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { CostLimits } from "./cost-guard.ts";
 
 const optionalString = z
   .string()
@@ -49,6 +50,16 @@ const configSchema = z.object({
     .default("bull"),
   RATE_LIMIT_READ_PER_MIN: positiveInt(30),
   RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
+  RATE_LIMIT_OAUTH_REGISTER_PER_MIN: positiveInt(10),
+  RATE_LIMIT_OAUTH_PER_MIN: positiveInt(60),
+  RATE_LIMIT_ADMIN_FAILURES_PER_MIN: positiveInt(10),
+  COST_PROVIDER_PAGES_PER_HOUR: positiveInt(300),
+  COST_PROVIDER_PAGES_PER_HOUR_FREE_TRIAL: positiveInt(30),
+  COST_LIVE_CHECKS_PER_HOUR: positiveInt(1500),
+  COST_LIVE_CHECKS_PER_HOUR_FREE_TRIAL: positiveInt(100),
+  COST_DRAFT_ATTEMPTS_PER_HOUR: positiveInt(600),
+  COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL: positiveInt(30),
+  OAUTH_UNUSED_CLIENT_TTL_SECONDS: positiveInt(24 * 3600),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -108,8 +119,12 @@ export interface Config {
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
+  /** Per client address, for the unauthenticated endpoints. */
+  addressLimits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number };
+  /** Per-workspace hourly limits on work the spec does not charge (see shared/cost-guard.ts). */
+  costLimits: CostLimits;
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
-  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number };
+  oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; unusedClientTtlSeconds: number };
   workerMetricsPort: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
@@ -181,9 +196,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    addressLimits: {
+      oauthRegisterPerMinute: e.RATE_LIMIT_OAUTH_REGISTER_PER_MIN,
+      oauthPerMinute: e.RATE_LIMIT_OAUTH_PER_MIN,
+      adminFailuresPerMinute: e.RATE_LIMIT_ADMIN_FAILURES_PER_MIN,
+    },
+    costLimits: {
+      paid: {
+        provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR,
+        live_checks: e.COST_LIVE_CHECKS_PER_HOUR,
+        draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR,
+      },
+      free_trial: {
+        provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR_FREE_TRIAL,
+        live_checks: e.COST_LIVE_CHECKS_PER_HOUR_FREE_TRIAL,
+        draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL,
+      },
+    },
     oauth: {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      unusedClientTtlSeconds: e.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
     },
     workerMetricsPort: e.WORKER_METRICS_PORT,
     logLevel: e.LOG_LEVEL,

@@ -32,10 +32,46 @@ export const REDACTED_PATHS = [
   "*.refresh_token",
 ];
 
+/** Database drivers attach the statement's values (emails, names) to their errors: never logged. */
+const VALUE_FIELDS = new Set(["params", "parameters", "values", "detail", "where"]);
+/** Text an upstream server sent back (it may echo our request, key included) is cut to this. */
+export const MAX_LOGGED_TEXT = 300;
+const CREDENTIAL_LIKE =
+  /\b(?:sk|pk|rk|ldk|ldat|ldrt)[-_][A-Za-z0-9_-]{6,}|\bBearer\s+\S+|\bAIza[0-9A-Za-z_-]{20,}|[A-Za-z0-9+/_-]{32,}={0,2}/g;
+
+/** Credentials replaced, then cut to `max` characters. */
+export function scrubText(text: string, max = MAX_LOGGED_TEXT): string {
+  const scrubbed = text.replace(CREDENTIAL_LIKE, "[redacted]");
+  return scrubbed.length > max ? `${scrubbed.slice(0, max)}…[truncated]` : scrubbed;
+}
+
+function scrubErrorFields(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return scrubText(value);
+  if (value === null || typeof value !== "object" || depth > 4) return value;
+  if (Array.isArray(value)) return value.slice(0, 10).map((item) => scrubErrorFields(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (VALUE_FIELDS.has(key)) continue;
+    // A stack's first line repeats the message; its frames name our own files and stay whole.
+    out[key] =
+      key === "stack" && typeof item === "string"
+        ? item.replace(/^[^\n]*/, (first) => scrubText(first))
+        : scrubErrorFields(item, depth + 1);
+  }
+  return out;
+}
+
+/** pino's error serializer, minus statement values, with upstream text scrubbed and truncated. */
+export function serializeError(error: unknown): unknown {
+  const serialized = error instanceof Error ? pino.stdSerializers.err(error) : error;
+  return scrubErrorFields(serialized, 0);
+}
+
 export function loggerOptions(level: LoggerOptions["level"], name: string): LoggerOptions {
   return {
     level,
     name,
+    serializers: { err: serializeError, error: serializeError },
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
   };

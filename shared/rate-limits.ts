@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { ApiError } from "./errors.ts";
 
+/** Per API key (an OAuth token counts against the key that approved its grant). */
 export type RateLimitBucket = "read" | "search";
 
 export interface RateLimitDecision {
@@ -15,42 +17,65 @@ export class RateLimitStoreError extends Error {
   override name = "RateLimitStoreError";
 }
 
-export interface RateLimiter {
-  readonly limits: Record<RateLimitBucket, number>;
-  consume(bucket: RateLimitBucket, credentialId: string): Promise<RateLimitDecision>;
+export interface WindowLimit {
+  points: number;
+  windowSeconds: number;
 }
 
-export interface RateLimiterOptions {
-  readPerMinute: number;
-  searchPerMinute: number;
+/** Fixed windows over named buckets, each counted per key (an API key, a workspace, an address). */
+export interface Limiter<Bucket extends string> {
+  readonly limits: Record<Bucket, WindowLimit>;
+  /** Spends one point; refused once the window's points are spent. */
+  consume(bucket: Bucket, key: string): Promise<RateLimitDecision>;
+  /** Points left in the current window, without spending any. */
+  remaining(bucket: Bucket, key: string): Promise<number>;
+}
+
+export interface LimiterStore {
   /** Shared by every API node when set; counts are per process otherwise. */
-  redis?: Redis;
+  redis?: Redis | undefined;
   /** Namespaces the Redis keys (tests isolate themselves with it). */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
 }
 
-/** Per-credential fixed one-minute windows: one bucket for reads and drafts, one for searches. */
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const limits: Record<RateLimitBucket, number> = {
-    read: options.readPerMinute,
-    search: options.searchPerMinute,
-  };
-  const prefix = options.keyPrefix ?? "rl";
-  const make = (bucket: RateLimitBucket) => {
-    const settings = { points: limits[bucket], duration: 60, keyPrefix: `${prefix}:${bucket}` };
+export function createLimiter<Bucket extends string>(
+  limits: Record<Bucket, WindowLimit>,
+  store: LimiterStore,
+): Limiter<Bucket> {
+  const prefix = store.keyPrefix ?? "rl";
+  const limiters = new Map<Bucket, RateLimiterMemory | RateLimiterRedis>();
+  for (const bucket of Object.keys(limits) as Bucket[]) {
+    const { points, windowSeconds } = limits[bucket];
+    const settings = { points, duration: windowSeconds, keyPrefix: `${prefix}:${bucket}` };
     // Without insurance the Redis limiter rejects with the store's error, which becomes a 503.
-    return options.redis
-      ? new RateLimiterRedis({ ...settings, storeClient: options.redis, rejectIfRedisNotReady: true })
-      : new RateLimiterMemory(settings);
+    limiters.set(
+      bucket,
+      store.redis
+        ? new RateLimiterRedis({ ...settings, storeClient: store.redis, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory(settings),
+    );
+  }
+  const limiterOf = (bucket: Bucket) => {
+    const limiter = limiters.get(bucket);
+    if (!limiter) throw new Error(`unknown rate-limit bucket ${bucket}`);
+    return limiter;
   };
-  const limiters = { read: make("read"), search: make("search") };
-
   return {
     limits,
-    async consume(bucket, credentialId) {
-      const limit = limits[bucket];
+    async remaining(bucket, key) {
+      let state: RateLimiterRes | null;
       try {
-        const result = await limiters[bucket].consume(credentialId);
+        state = await limiterOf(bucket).get(key);
+      } catch (error) {
+        throw new RateLimitStoreError("rate-limit store unavailable", { cause: error });
+      }
+      return Math.max(0, limits[bucket].points - (state?.consumedPoints ?? 0));
+    },
+    async consume(bucket, key) {
+      const limiter = limiterOf(bucket);
+      const limit = limits[bucket].points;
+      try {
+        const result = await limiter.consume(key);
         return {
           allowed: true,
           limit,
@@ -66,3 +91,100 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     },
   };
 }
+
+export type RateLimiter = Limiter<RateLimitBucket>;
+
+export interface RateLimiterOptions extends LimiterStore {
+  readPerMinute: number;
+  searchPerMinute: number;
+}
+
+/** Per API key fixed one-minute windows: one bucket for reads and drafts, one for searches. */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  return createLimiter<RateLimitBucket>(
+    {
+      read: { points: options.readPerMinute, windowSeconds: 60 },
+      search: { points: options.searchPerMinute, windowSeconds: 60 },
+    },
+    options,
+  );
+}
+
+/** Spec: a 429 always tells the client to wait 60 seconds. */
+export const RETRY_AFTER_SECONDS = "60";
+
+export const rateLimitUnavailable = (cause: unknown) =>
+  new ApiError("rate_limit_unavailable", "The rate-limit check failed temporarily. It is safe to retry.", {
+    cause,
+  });
+
+/**
+ * The one "consume or throw" of the per-key limits, for /v1 and /mcp alike: spends one request
+ * of `bucket` for the API key, and returns the `RateLimit-*` headers, or throws 429 / 503.
+ */
+export async function consumeOrThrow(
+  limiter: RateLimiter,
+  bucket: RateLimitBucket,
+  apiKeyId: string,
+): Promise<Record<string, string>> {
+  let decision: RateLimitDecision;
+  try {
+    decision = await limiter.consume(bucket, apiKeyId);
+  } catch (error) {
+    throw rateLimitUnavailable(error);
+  }
+  const headers = {
+    "RateLimit-Limit": String(decision.limit),
+    "RateLimit-Remaining": String(decision.remaining),
+    "RateLimit-Reset": String(decision.resetSeconds),
+    "RateLimit-Policy": `${decision.limit};w=60`,
+  };
+  if (!decision.allowed) {
+    throw new ApiError(
+      "rate_limited",
+      `Rate limit of ${decision.limit} requests per minute for this API key reached (its OAuth connections included). Retry after 60 seconds.`,
+      { headers: { ...headers, "Retry-After": RETRY_AFTER_SECONDS } },
+    );
+  }
+  return headers;
+}
+
+/** Per client address, for what answers before anyone is authenticated. */
+export type AddressBucket = "oauth_register" | "oauth" | "admin_failures";
+export type AddressLimiter = Limiter<AddressBucket>;
+
+export function createAddressLimiter(
+  limits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number },
+  store: LimiterStore,
+): AddressLimiter {
+  return createLimiter<AddressBucket>(
+    {
+      oauth_register: { points: limits.oauthRegisterPerMinute, windowSeconds: 60 },
+      oauth: { points: limits.oauthPerMinute, windowSeconds: 60 },
+      admin_failures: { points: limits.adminFailuresPerMinute, windowSeconds: 60 },
+    },
+    { ...store, keyPrefix: `${store.keyPrefix ?? "rl"}:addr` },
+  );
+}
+
+/** Spends one request of an address bucket, or throws 429 `rate_limited` (503 if the store fails). */
+export async function consumeAddressOrThrow(
+  limiter: AddressLimiter,
+  bucket: AddressBucket,
+  address: string,
+): Promise<void> {
+  let decision: RateLimitDecision;
+  try {
+    decision = await limiter.consume(bucket, address);
+  } catch (error) {
+    throw rateLimitUnavailable(error);
+  }
+  if (!decision.allowed) throw addressLimited(decision.limit);
+}
+
+export const addressLimited = (limit: number) =>
+  new ApiError(
+    "rate_limited",
+    `Rate limit of ${limit} requests per minute from this address reached. Retry after 60 seconds.`,
+    { headers: { "Retry-After": RETRY_AFTER_SECONDS } },
+  );

@@ -10,7 +10,7 @@ import { ApiError } from "../../shared/errors.ts";
 import { decodeCursor } from "../../shared/leads/cursor.ts";
 import { findLeadDetail, listLeads } from "../../shared/leads/leads.ts";
 import { leadIdSchema, leadSummaryJson, listLeadsQuerySchema } from "../../shared/leads/schemas.ts";
-import type { RateLimitBucket, RateLimiter } from "../../shared/rate-limits.ts";
+import { consumeOrThrow, type RateLimitBucket, type RateLimiter } from "../../shared/rate-limits.ts";
 import { type SearchRequest, searchRequestSchema } from "../../shared/search/schemas.ts";
 import { type SearchDeps, searchLeads } from "../../shared/search/search-leads.ts";
 
@@ -18,6 +18,8 @@ export interface LeadToolsDeps {
   search: Omit<SearchDeps, "logger">;
   drafting: DraftOutreachDeps;
   rateLimiter: RateLimiter;
+  /** The hourly cost limit on draft attempts (the search's limits travel in `search`). */
+  spendDraftAttempt: (workspaceId: string) => Promise<void>;
   /** The workspace (and grant) of the request's access token. */
   principal: Principal;
   logger: FastifyBaseLogger;
@@ -58,7 +60,7 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
     <Args>(bucket: RateLimitBucket, work: (args: Args, signal: AbortSignal) => Promise<unknown>) =>
     async (args: Args, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
       try {
-        await consume(deps, bucket);
+        await consumeOrThrow(deps.rateLimiter, bucket, principal.apiKeyId);
         return jsonResult(await work(args, extra.signal));
       } catch (error) {
         if (error instanceof ApiError) {
@@ -169,30 +171,11 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
       },
     },
     run("read", async ({ lead_id, locale }: { lead_id: string; locale?: "en" | "fr" | undefined }) => {
+      await deps.spendDraftAttempt(principal.workspaceId);
       const draft = await draftOutreach(deps.drafting, principal.workspaceId, lead_id, locale);
       return { subject: draft.subject, body: draft.body, facts_used: draft.facts_used };
     }),
   );
 
   return server;
-}
-
-/** The /v1 buckets, counted per grant: search_leads in the search bucket, every other tool in read. */
-async function consume(deps: LeadToolsDeps, bucket: RateLimitBucket): Promise<void> {
-  let decision: Awaited<ReturnType<RateLimiter["consume"]>>;
-  try {
-    decision = await deps.rateLimiter.consume(bucket, deps.principal.credentialId);
-  } catch (error) {
-    deps.logger.error({ err: error }, "rate-limit check failed");
-    throw new ApiError(
-      "rate_limit_unavailable",
-      "The rate-limit check failed temporarily. It is safe to retry.",
-    );
-  }
-  if (!decision.allowed) {
-    throw new ApiError(
-      "rate_limited",
-      `Rate limit of ${decision.limit} requests per minute reached for this tool's bucket. Retry after 60 seconds.`,
-    );
-  }
 }

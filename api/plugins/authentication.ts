@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { BearerVerifier, Principal } from "../../shared/auth.ts";
+import { type BearerVerifier, bearerTokenOf, type Principal } from "../../shared/auth.ts";
 import { ApiError } from "../../shared/errors.ts";
 
 declare module "fastify" {
@@ -11,9 +11,6 @@ declare module "fastify" {
     authenticate: (request: FastifyRequest) => Promise<void>;
   }
 }
-
-// RFC 6750 b64token.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 const invalidKey = (message: string) => new ApiError("invalid_api_key", message);
 
@@ -26,7 +23,7 @@ async function authenticationPlugin(app: FastifyInstance, options: Authenticatio
   app.decorate("authenticate", async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     if (!header) throw invalidKey("Missing API key: send `Authorization: Bearer <API_KEY>`.");
-    const token = BEARER.exec(header)?.[1];
+    const token = bearerTokenOf(header);
     if (!token) throw invalidKey("Malformed Authorization header: expected `Bearer <API_KEY>`.");
     for (const verifier of options.verifiers) {
       if (!verifier.accepts(token)) continue;

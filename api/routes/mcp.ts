@@ -1,12 +1,11 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { bearerTokenOf } from "../../shared/auth.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { DEFAULT_SCOPE, oauthEndpoints } from "../../shared/oauth/metadata.ts";
 import { verifyAccessToken } from "../../shared/oauth/tokens.ts";
 import { createLeadMcpServer } from "../mcp/lead-tools.ts";
 import { draftingDepsOf, type Services, searchDepsOf } from "../services.ts";
-
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * `/mcp`: the MCP Streamable HTTP endpoint (stateless: one MCP server per POST, JSON responses),
@@ -37,7 +36,7 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
     const header = request.headers.authorization;
     if (!header)
       throw unauthorized("Missing OAuth access token: send `Authorization: Bearer <access_token>`.");
-    const token = BEARER.exec(header)?.[1];
+    const token = bearerTokenOf(header);
     const info = token ? await verifyAccessToken(services.db, token) : null;
     if (!info) {
       throw unauthorized(
@@ -45,7 +44,7 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
         "The access token is unknown, expired or revoked",
       );
     }
-    request.principal = { workspaceId: info.workspaceId, credentialId: info.grantId, kind: "oauth_token" };
+    request.principal = { workspaceId: info.workspaceId, apiKeyId: info.apiKeyId, kind: "oauth_token" };
   });
 
   app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {
@@ -55,6 +54,7 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
       principal,
       logger: request.log,
       rateLimiter: services.rateLimiter,
+      spendDraftAttempt: services.spendDraftAttempt,
       search: searchDepsOf(services),
       drafting: draftingDepsOf(services),
     });

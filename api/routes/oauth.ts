@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../../shared/db/database.ts";
+import type { ApiError } from "../../shared/errors.ts";
 import {
   approveConsent,
   checkAuthorizationRequest,
@@ -17,6 +18,8 @@ import {
   revokeToken,
   type TokenLifetimes,
 } from "../../shared/oauth/tokens.ts";
+import { type AddressBucket, type AddressLimiter, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
+import { isStorableText } from "../../shared/text-input.ts";
 import {
   CONSENT_FORM,
   pageSecurityHeaders,
@@ -27,6 +30,7 @@ import { toApiError } from "../plugins/errors.ts";
 
 export interface OAuthRoutesOptions {
   db: Db;
+  addressLimiter: AddressLimiter;
   publicUrl: string;
   lifetimes: TokenLifetimes;
 }
@@ -80,6 +84,12 @@ function clientIdOf(request: FastifyRequest, form: Params): string | undefined {
   } catch {
     throw new OAuthError("invalid_client", "The Basic authorization header is malformed.");
   }
+  if (!isStorableText(fromHeader)) {
+    throw new OAuthError(
+      "invalid_client",
+      "The Basic authorization header's client_id contains a NUL or an unpaired surrogate.",
+    );
+  }
   if (form.client_id !== undefined && form.client_id !== fromHeader) {
     throw new OAuthError(
       "invalid_request",
@@ -99,6 +109,7 @@ function readCookie(request: FastifyRequest, name: string): string | undefined {
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   if (error.status === 401) reply.header("www-authenticate", 'Basic realm="oauth"');
+  reply.headers(error.headers);
   return reply.code(error.status).header("cache-control", "no-store").send(error.toJSON());
 }
 
@@ -111,7 +122,37 @@ function sendPage(reply: FastifyReply, status: number, html: string, redirectOri
  * dynamic registration (RFC 7591), the consent page, the token endpoint and revocation (RFC 7009).
  * None of it is in /openapi.json, which describes /v1.
  */
-const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { db, publicUrl, lifetimes }) => {
+/** Unauthenticated endpoints are limited per client address: registration apart, being the costliest. */
+const ADDRESS_BUCKETS: Record<string, AddressBucket> = {
+  "/oauth/register": "oauth_register",
+  [AUTHORIZE_PATH]: "oauth",
+  "/oauth/token": "oauth",
+  "/oauth/revoke": "oauth",
+};
+
+/** An ApiError as RFC 6749 renders it: 429 and 503 keep their status and Retry-After. */
+function oauthErrorOf(apiError: ApiError): OAuthError {
+  if (apiError.status === 429 || apiError.status === 503) {
+    return new OAuthError("temporarily_unavailable", apiError.message, {
+      status: apiError.status,
+      headers: apiError.headers,
+    });
+  }
+  return new OAuthError(
+    apiError.status >= 500 ? "server_error" : "invalid_request",
+    apiError.status >= 500 ? "Internal server error. It is safe to retry." : apiError.message,
+  );
+}
+
+const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
+  app,
+  { db, addressLimiter, publicUrl, lifetimes },
+) => {
+  app.addHook("onRequest", async (request) => {
+    const bucket = ADDRESS_BUCKETS[request.routeOptions.url ?? ""];
+    if (bucket) await consumeAddressOrThrow(addressLimiter, bucket, request.ip);
+  });
+
   const cookiePath = `${new URL(publicUrl).pathname.replace(/\/$/, "")}/oauth`;
   const secureCookie = publicUrl.startsWith("https:");
 
@@ -125,17 +166,9 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (app, { db, pu
 
   // OAuth endpoints answer in RFC 6749's error format, the authorization page in HTML.
   app.setErrorHandler((error, request, reply) => {
-    const oauthError =
-      error instanceof OAuthError
-        ? error
-        : (() => {
-            const apiError = toApiError(error, request);
-            return new OAuthError(
-              apiError.status >= 500 ? "server_error" : "invalid_request",
-              apiError.status >= 500 ? "Internal server error. It is safe to retry." : apiError.message,
-            );
-          })();
+    const oauthError = error instanceof OAuthError ? error : oauthErrorOf(toApiError(error, request));
     if (request.routeOptions.url === AUTHORIZE_PATH) {
+      reply.headers(oauthError.headers);
       return sendPage(
         reply,
         oauthError.status,

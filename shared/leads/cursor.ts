@@ -8,6 +8,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Exactly what Date#toISOString writes: UTC, millisecond precision.
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+const MIN_CURSOR_YEAR = 2020;
+const MAX_CURSOR_YEAR = 2999;
+
 export function encodeCursor(cursor: LeadCursor): string {
   return `${cursor.addedAt.toISOString()}|${cursor.leadId}`;
 }
@@ -21,5 +24,9 @@ export function decodeCursor(raw: string): LeadCursor | null {
   if (!ISO_UTC_MS.test(timestamp) || !UUID.test(leadId)) return null;
   const addedAt = new Date(timestamp);
   if (Number.isNaN(addedAt.getTime()) || addedAt.toISOString() !== timestamp) return null;
+  // No lead was added before the service existed or after 2999: such a date is not from a cursor
+  // (and year 0 is refused by PostgreSQL's timestamptz in embedded mode).
+  const year = addedAt.getUTCFullYear();
+  if (year < MIN_CURSOR_YEAR || year > MAX_CURSOR_YEAR) return null;
   return { addedAt, leadId: leadId.toLowerCase() };
 }

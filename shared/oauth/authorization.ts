@@ -1,4 +1,6 @@
+import type { Transaction } from "kysely";
 import type { Db } from "../db/database.ts";
+import type { Database } from "../db/schema.ts";
 import { findActiveApiKey, hashSecret } from "../workspaces/api-keys.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { OAuthError, type OAuthErrorCode } from "./errors.ts";
@@ -10,6 +12,11 @@ export const AUTHORIZATION_CODE_TTL_MS = 60_000;
 /** How long the consent page stays usable once shown. */
 export const CONSENT_TTL_MS = 10 * 60_000;
 const MAX_STATE_LENGTH = 2000;
+/**
+ * Live (unrevoked) grants one API key may have: approving one more revokes the oldest. It bounds
+ * what a key holder can store by scripting grants; rate limits are per key, so grants add no requests.
+ */
+export const MAX_LIVE_GRANTS_PER_KEY = 10;
 
 /** The query of `GET /oauth/authorize`, as received. */
 export interface AuthorizeQuery {
@@ -284,6 +291,7 @@ export async function approveConsent(
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await revokeGrantsOverCap(trx, key.id, now);
     await trx
       .insertInto("oauth_authorization_codes")
       .values({
@@ -305,4 +313,24 @@ export async function approveConsent(
       state: closed.state ?? undefined,
     }),
   };
+}
+
+/** Keeps the newest MAX_LIVE_GRANTS_PER_KEY live grants of the key; the key's row lock orders approvals. */
+async function revokeGrantsOverCap(trx: Transaction<Database>, apiKeyId: string, now: Date): Promise<void> {
+  await trx.selectFrom("api_keys").select("id").where("id", "=", apiKeyId).forUpdate().execute();
+  const keep = trx
+    .selectFrom("oauth_grants")
+    .select("id")
+    .where("approved_with_api_key_id", "=", apiKeyId)
+    .where("revoked_at", "is", null)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(MAX_LIVE_GRANTS_PER_KEY);
+  await trx
+    .updateTable("oauth_grants")
+    .set({ revoked_at: now })
+    .where("approved_with_api_key_id", "=", apiKeyId)
+    .where("revoked_at", "is", null)
+    .where("id", "not in", keep)
+    .execute();
 }

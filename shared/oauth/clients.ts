@@ -4,8 +4,9 @@ import { OAuthError } from "./errors.ts";
 import { registrableScope } from "./metadata.ts";
 import { newClientId } from "./secrets.ts";
 
-export const MAX_REDIRECT_URIS = 10;
-const MAX_REDIRECT_URI_LENGTH = 2000;
+/** Size caps of a registration: what one unauthenticated request may store (about 2.7 KB at most). */
+export const MAX_REDIRECT_URIS = 5;
+const MAX_REDIRECT_URI_LENGTH = 512;
 const MAX_CLIENT_NAME_LENGTH = 100;
 export const UNNAMED_CLIENT = "Unnamed client";
 
@@ -31,11 +32,11 @@ export function redirectUriProblem(uri: string): string | null {
 
 const registrationSchema = z.looseObject({
   redirect_uris: z.array(z.string().max(MAX_REDIRECT_URI_LENGTH)).min(1).max(MAX_REDIRECT_URIS),
-  client_name: z.string().optional(),
-  grant_types: z.array(z.string()).optional(),
-  response_types: z.array(z.string()).optional(),
-  token_endpoint_auth_method: z.string().optional(),
-  scope: z.string().optional(),
+  client_name: z.string().max(1000).optional(),
+  grant_types: z.array(z.string().max(100)).max(10).optional(),
+  response_types: z.array(z.string().max(100)).max(10).optional(),
+  token_endpoint_auth_method: z.string().max(100).optional(),
+  scope: z.string().max(1000).optional(),
 });
 
 export interface RegisteredClient {

@@ -13,6 +13,7 @@ export type OAuthErrorCode =
   | "access_denied"
   | "unsupported_response_type"
   | "server_error"
+  | "temporarily_unavailable"
   // RFC 7591
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
@@ -23,12 +24,18 @@ export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   /** 401 for invalid_client (RFC 6749 5.2), 500 for server_error, 400 otherwise. */
   readonly status: number;
+  readonly headers: Record<string, string>;
 
-  constructor(code: OAuthErrorCode, description: string) {
+  constructor(
+    code: OAuthErrorCode,
+    description: string,
+    options: { status?: number; headers?: Record<string, string> } = {},
+  ) {
     super(description);
     this.name = "OAuthError";
     this.code = code;
-    this.status = code === "invalid_client" ? 401 : code === "server_error" ? 500 : 400;
+    this.status = options.status ?? (code === "invalid_client" ? 401 : code === "server_error" ? 500 : 400);
+    this.headers = options.headers ?? {};
   }
 
   toJSON(): { error: OAuthErrorCode; error_description: string } {

@@ -260,6 +260,8 @@ export async function revokeToken(
 
 export interface AccessTokenInfo {
   grantId: string;
+  /** The API key that approved the grant: the token spends that key's rate limits. */
+  apiKeyId: string;
   workspaceId: string;
   clientId: string;
   scopes: string[];
@@ -279,6 +281,7 @@ export async function verifyAccessToken(
     .innerJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
     .select([
       "oauth_grants.id as grant_id",
+      "oauth_grants.approved_with_api_key_id",
       "oauth_grants.workspace_id",
       "oauth_grants.client_id",
       "oauth_tokens.scope",
@@ -293,6 +296,7 @@ export async function verifyAccessToken(
   if (!row) return null;
   return {
     grantId: row.grant_id,
+    apiKeyId: row.approved_with_api_key_id,
     workspaceId: row.workspace_id,
     clientId: row.client_id,
     scopes: row.scope.split(" "),
@@ -302,14 +306,14 @@ export async function verifyAccessToken(
 
 /**
  * Lets every /v1 route take an OAuth access token beside API keys. Rate limits are counted per
- * grant (the token family), so refreshing does not reset them.
+ * approving API key, so neither refreshing nor new grants of the same key add requests.
  */
 export function createOAuthAccessTokenVerifier(db: Db): BearerVerifier {
   return {
     accepts: looksLikeAccessToken,
     async verify(token) {
       const info = await verifyAccessToken(db, token);
-      return info ? { workspaceId: info.workspaceId, credentialId: info.grantId, kind: "oauth_token" } : null;
+      return info ? { workspaceId: info.workspaceId, apiKeyId: info.apiKeyId, kind: "oauth_token" } : null;
     },
   };
 }

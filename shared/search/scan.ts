@@ -26,7 +26,8 @@ export interface ScannedPlace {
  * - `page_token_expired`: the provider refused a later page of a query;
  * - `check_budget`: live checks were still running when the check budget ran out;
  * - `check_failed`: our audit pipeline failed for a candidate (not the site: that is a failed audit);
- * - `match_grace`: max_results matches were confirmed and better-ranked checks outlasted the grace.
+ * - `match_grace`: max_results matches were confirmed and better-ranked checks outlasted the grace;
+ * - `cost_limit`: the workspace's hourly limit of provider pages or live checks was reached.
  */
 export type TruncationReason =
   | "max_results_reached"
@@ -34,7 +35,8 @@ export type TruncationReason =
   | "page_token_expired"
   | "check_budget"
   | "check_failed"
-  | "match_grace";
+  | "match_grace"
+  | "cost_limit";
 
 export interface ScanResult {
   matches: ScannedPlace[];
@@ -88,6 +90,12 @@ export interface ScanDeps {
   clock?: ScanClock;
   logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   signal?: AbortSignal;
+  /**
+   * The workspace's hourly cost guard: asked before each provider page and each uncached live
+   * check; false stops that work and marks the answer truncated (`cost_limit`). Absent: no limit.
+   */
+  allowPage?: () => Promise<boolean>;
+  allowLiveCheck?: () => Promise<boolean>;
 }
 
 /** The cheap filters: answered from the provider's data alone. */
@@ -123,7 +131,7 @@ type Verdict =
   | { state: "match" }
   | { state: "no_match" }
   | { state: "unknown" }
-  | { state: "unanswered"; why: "check_budget" | "check_failed" };
+  | { state: "unanswered"; why: "check_budget" | "check_failed" | "cost_limit" };
 
 interface Entry {
   place: ScannedPlace;
@@ -193,7 +201,7 @@ export class ScanState {
    */
   admit(
     place: ScannedPlace,
-    context: { cached: SiteAudit | undefined; canCheck: boolean; now: number },
+    context: { cached: SiteAudit | undefined; canCheck: boolean; now: number; costAllowed?: boolean },
   ): PendingCheck | null {
     const entry: Entry = { place, verdict: undefined };
     this.#entries.push(entry);
@@ -216,6 +224,10 @@ export class ScanState {
       entry.verdict = { state: "unanswered", why: "check_budget" };
       return null;
     }
+    if (context.costAllowed === false) {
+      entry.verdict = { state: "unanswered", why: "cost_limit" };
+      return null;
+    }
     return { index: this.#entries.length - 1, rank };
   }
 
@@ -234,7 +246,9 @@ export class ScanState {
   }
 
   /** A reason found while reading the provider's pages. */
-  truncatedBy(reason: "max_results_reached" | "query_cap" | "page_token_expired" | "check_budget"): void {
+  truncatedBy(
+    reason: "max_results_reached" | "query_cap" | "page_token_expired" | "check_budget" | "cost_limit",
+  ): void {
     this.#reasons.add(reason);
   }
 
@@ -365,7 +379,16 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         { textQuery: toTextQuery(query), minRating: request.filters?.min_rating },
         { signal: deps.signal },
       );
-      for await (const page of pages) {
+      const pageIterator = pages[Symbol.asyncIterator]();
+      while (true) {
+        if (deps.allowPage && !(await deps.allowPage())) {
+          state.truncatedBy("cost_limit"); // the hour's provider pages are spent
+          await pageIterator.return?.();
+          break queries;
+        }
+        const next = await pageIterator.next();
+        if (next.done) break;
+        const page = next.value;
         delivered += page.length;
         const fresh = page.filter((candidate) => {
           if (seen.has(candidate.placeId)) return false;
@@ -378,12 +401,19 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
             )
           : new Map<string, SiteAudit>();
         const morePages = page.length === PLACES_PAGE_SIZE;
+        // The cost guard is asked once per uncached check, before it starts.
+        const costAllowed: boolean[] = [];
+        for (const candidate of fresh) {
+          const needsCheck = state.isLive && candidate.website !== null && !cached.has(candidate.placeId);
+          costAllowed.push(!needsCheck || !deps.allowLiveCheck || (await deps.allowLiveCheck()));
+        }
         for (const [index, candidate] of fresh.entries()) {
           const place = { candidate, category: candidate.category ?? query.category.trim(), audit: null };
           const check = state.admit(place, {
             cached: cached.get(candidate.placeId),
             canCheck: deps.auditor !== undefined,
             now: clock.now(),
+            costAllowed: costAllowed[index] ?? false,
           });
           if (check && deps.auditor && candidate.website !== null) {
             startCheck(deps.auditor, check, { ...candidate, website: candidate.website });

@@ -1,5 +1,6 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
 import { contactEmailOf, readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
+import { type CostGuard, costLimitReached } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
@@ -38,6 +39,8 @@ export interface SearchDeps {
   };
   /** Outcome, credits and audit-cache counts; optional (no metrics in some tests). */
   metrics?: SearchMetrics;
+  /** Hourly limits on provider pages and live checks per workspace; absent: none. */
+  costGuard?: CostGuard;
 }
 
 /** What a search may take beyond its checking budget to read the cache and save what it found. */
@@ -91,8 +94,35 @@ async function runSearch(
     });
   }
 
+  // A search that cannot read one provider page is refused whole (429); one that runs out of
+  // pages or live checks mid-scan answers what it found, truncated.
+  const guard = deps.costGuard;
+  let firstPagePaid = false;
+  if (guard) {
+    if (!(await guard.trySpend(workspace, "provider_pages"))) {
+      throw costLimitReached(
+        guard.limits[workspace.free_trial ? "free_trial" : "paid"].provider_pages,
+        "provider_pages",
+        workspace.free_trial,
+      );
+    }
+    firstPagePaid = true;
+  }
+  const allowPage = guard
+    ? async () => {
+        if (firstPagePaid) {
+          firstPagePaid = false;
+          return true;
+        }
+        return guard.trySpend(workspace, "provider_pages");
+      }
+    : undefined;
+  const allowLiveCheck = guard ? () => guard.trySpend(workspace, "live_checks") : undefined;
+
   const started = Date.now();
   const scan = await scanCandidates(request, {
+    ...(allowPage ? { allowPage } : {}),
+    ...(allowLiveCheck ? { allowLiveCheck } : {}),
     places: deps.places,
     auditor: deps.auditor,
     readFreshAudits: async (sites) => {

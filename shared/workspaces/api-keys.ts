@@ -123,7 +123,7 @@ export function createApiKeyVerifier(db: Db, usage: KeyUsageRecorder): BearerVer
       const key = await findActiveApiKey(db, token);
       if (!key) return null;
       usage.record(key.id);
-      return { workspaceId: key.workspace_id, credentialId: key.id, kind: "api_key" };
+      return { workspaceId: key.workspace_id, apiKeyId: key.id, kind: "api_key" };
     },
   };
 }

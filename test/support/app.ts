@@ -33,7 +33,15 @@ export async function startSiblingApp(
   env: Record<string, string> = {},
   overrides: Omit<ServiceOverrides, "db"> = {},
 ): Promise<SiblingApp> {
-  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...env });
+  // Every test drives /oauth and /admin from 127.0.0.1: per-address limits only where a test sets them.
+  const config = loadConfig({
+    ADMIN_TOKEN,
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_OAUTH_REGISTER_PER_MIN: "100000",
+    RATE_LIMIT_OAUTH_PER_MIN: "100000",
+    RATE_LIMIT_ADMIN_FAILURES_PER_MIN: "100000",
+    ...env,
+  });
   const services = await createServices(config, createLogger("silent", "test"), { ...overrides, db });
   const app = await buildApp({ services });
   await app.ready();

@@ -1,10 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Workspace } from "../../../shared/db/schema.ts";
 import { ApiError } from "../../../shared/errors.ts";
-import { createApiKey, hashSecret, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
 import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
 import {
   createWorkspace,
@@ -34,19 +33,9 @@ const workspaceJson = (workspace: Workspace) => ({
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** Stands in for "the app": workspaces, members, keys and purchases. Hidden from the public OpenAPI. */
-const adminRoutes: FastifyPluginAsyncZod<{ services: Services; adminToken: string }> = async (
-  app,
-  { services, adminToken },
-) => {
+const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const { db, keyUsage } = services;
-  const expected = Buffer.from(hashSecret(adminToken));
-
-  app.addHook("onRequest", async (request) => {
-    const token = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
-    if (!timingSafeEqual(Buffer.from(hashSecret(token)), expected)) {
-      throw new ApiError("invalid_api_key", "Missing or wrong admin token.");
-    }
-  });
+  // The token is checked for every /admin path by the app's adminGuard, before routing's 404.
 
   const hidden = { hide: true } as const;
 

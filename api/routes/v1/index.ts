@@ -11,7 +11,10 @@ const v1Routes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { se
   app.addHook("onRequest", app.enforceRateLimit);
   await app.register(leadsRoutes, { db: services.db });
   await app.register(creditsRoutes, { db: services.db });
-  await app.register(outreachDraftRoutes, { drafting: draftingDepsOf(services) });
+  await app.register(outreachDraftRoutes, {
+    drafting: draftingDepsOf(services),
+    spendDraftAttempt: services.spendDraftAttempt,
+  });
   await app.register(searchesRoutes, { search: searchDepsOf(services) });
 };
 

@@ -5,10 +5,10 @@ import { leadIdParams } from "../../../shared/leads/schemas.ts";
 import { principalOf } from "../../plugins/authentication.ts";
 import { commonV1Errors, errorResponses, v1Security } from "../../schemas.ts";
 
-const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }> = async (
-  app,
-  { drafting },
-) => {
+const outreachDraftRoutes: FastifyPluginAsyncZod<{
+  drafting: DraftOutreachDeps;
+  spendDraftAttempt: (workspaceId: string) => Promise<void>;
+}> = async (app, { drafting, spendDraftAttempt }) => {
   app.post(
     "/leads/:id/outreach-draft",
     {
@@ -37,9 +37,11 @@ const outreachDraftRoutes: FastifyPluginAsyncZod<{ drafting: DraftOutreachDeps }
       },
     },
     async (request) => {
+      const { workspaceId } = principalOf(request);
+      await spendDraftAttempt(workspaceId);
       const draft = await draftOutreach(
         { ...drafting, logger: request.log },
-        principalOf(request).workspaceId,
+        workspaceId,
         request.params.id,
         request.body?.locale,
       );
