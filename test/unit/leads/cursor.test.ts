@@ -6,9 +6,10 @@ const UUID = "7d444840-9dc0-41d1-b245-5ffdce74fad2";
 const TIMESTAMP = "2026-03-01T10:00:00.123Z";
 
 // Date#toISOString writes a 4-digit year only for years 0..9999; the cursor covers that range.
+// The years a lead can have been added in; outside them a cursor is refused (see below).
 const cursorDates = fc.date({
-  min: new Date("0000-01-01T00:00:00.000Z"),
-  max: new Date("9999-12-31T23:59:59.999Z"),
+  min: new Date("2020-01-01T00:00:00.000Z"),
+  max: new Date("2999-12-31T23:59:59.999Z"),
   noInvalidDate: true,
 });
 
@@ -136,5 +137,13 @@ describe("lead cursor", () => {
     ["two timestamps", `${TIMESTAMP}|${TIMESTAMP}|${UUID}`],
   ])("rejects extra separators: %s", (_label, raw) => {
     expect(decodeCursor(raw)).toBeNull();
+  });
+
+  it("refuses dates outside the years a lead can have (year 0 broke embedded PostgreSQL)", () => {
+    const id = "3f1c1d2e-8a4b-4c5d-9e6f-7a8b9c0d1e2f";
+    for (const date of ["0000-01-01T00:00:00.000Z", "1999-12-31T23:59:59.999Z", "3000-01-01T00:00:00.000Z"]) {
+      expect(decodeCursor(`${date}|${id}`)).toBeNull();
+    }
+    expect(decodeCursor(`2026-11-22T20:00:00.000Z|${id}`)).not.toBeNull();
   });
 });

@@ -138,10 +138,14 @@ describe("metadata and settings", () => {
   });
 
   it("token lifetimes default to 1 hour and 30 days and follow the environment", () => {
-    expect(loadConfig({}).oauth).toEqual({ accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000 });
+    expect(loadConfig({}).oauth).toEqual({
+      accessTokenTtlSeconds: 3600,
+      refreshTokenTtlSeconds: 2_592_000,
+      unusedClientTtlSeconds: 86_400,
+    });
     expect(
       loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "60", OAUTH_REFRESH_TOKEN_TTL_SECONDS: "86400" }).oauth,
-    ).toEqual({ accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 86_400 });
+    ).toMatchObject({ accessTokenTtlSeconds: 60, refreshTokenTtlSeconds: 86_400 });
     expect(() => loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "0" })).toThrow(
       /OAUTH_ACCESS_TOKEN_TTL_SECONDS/,
     );
