@@ -54,6 +54,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(openApi, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,
+    costLimits: config.costLimits,
   });
   await app.register(authentication, { verifiers: services.bearerVerifiers });
   await app.register(rateLimit, { limiter: services.rateLimiter });
@@ -62,7 +63,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     reply.header("x-request-id", request.id);
   });
 
-  await app.register(docsRoutes, { rateLimits: config.rateLimits });
+  await app.register(docsRoutes, { rateLimits: config.rateLimits, costLimits: config.costLimits });
   await app.register(operationsRoutes, { metrics: services.metrics, db: services.db, redis: services.redis });
   await app.register(v1Routes, { prefix: "/v1", services });
   await app.register(oauthRoutes, {

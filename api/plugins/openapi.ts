@@ -3,15 +3,18 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { CostLimits } from "../../shared/cost-guard.ts";
 
 export interface OpenApiOptions {
   publicUrl: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
+  costLimits: CostLimits;
 }
 
 /** `/openapi.json` is generated from the same zod schemas that validate requests. */
 async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const { readPerMinute, searchPerMinute } = options.rateLimits;
+  const { paid, free_trial: trial } = options.costLimits;
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -21,7 +24,9 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
         description: [
           "Find local businesses whose websites need work, keep them as a workspace lead list, and draft a grounded outreach email per lead.",
           "",
-          `Rate limits in force, per API key (or OAuth token): ${readPerMinute} requests per minute shared by GET /v1/leads, GET /v1/leads/{id}, GET /v1/credits and POST /v1/leads/{id}/outreach-draft; ${searchPerMinute} requests per minute for POST /v1/searches, in its own bucket. Over the limit: 429 rate_limited with Retry-After: 60. Limited responses carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers.`,
+          `Rate limits in force, per API key (or OAuth token): ${readPerMinute} requests per minute shared by GET /v1/leads, GET /v1/leads/{id}, GET /v1/credits and POST /v1/leads/{id}/outreach-draft; ${searchPerMinute} requests per minute for POST /v1/searches, in its own bucket. Over the limit: 429 rate_limited with Retry-After: 60. Limited responses carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers. An OAuth access token counts against the API key that approved its grant.`,
+          "",
+          `Cost limits in force, per workspace and hour, on work that is not charged in credits: places-provider pages read by searches (${paid.provider_pages}; free trial ${trial.provider_pages}), live website checks (${paid.live_checks}; free trial ${trial.live_checks}) and outreach-draft attempts (${paid.draft_attempts}; free trial ${trial.draft_attempts}). A search that cannot read one page, and a draft over the limit, answer 429 rate_limited with Retry-After: 60; a search that runs out mid-scan answers what it found with truncated: true.`,
           "",
           "Every error response is `{ error: { code, message } }`. The markdown reference is at GET /v1/docs.",
         ].join("\n"),
@@ -51,6 +56,7 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
         read: { requests_per_minute: readPerMinute, per: "api_key" },
         search: { requests_per_minute: searchPerMinute, per: "api_key" },
       },
+      "x-cost-limits": { per: "workspace", window_seconds: 3600, paid, free_trial: trial },
     } as Record<string, unknown>,
     // Each rate-limited operation states its bucket and the limit in force.
     transform: (input) => {

@@ -1,21 +1,34 @@
 import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { CostLimits } from "../../shared/cost-guard.ts";
+import { MAX_LIVE_GRANTS_PER_KEY } from "../../shared/oauth/authorization.ts";
 
 const referencePath = new URL("../docs/reference.md", import.meta.url);
 
-/** The markdown reference, with the rate limits in force filled in. */
-export async function renderReference(rateLimits: { readPerMinute: number; searchPerMinute: number }) {
+/** The markdown reference, with the rate and cost limits in force filled in. */
+export async function renderReference(
+  rateLimits: { readPerMinute: number; searchPerMinute: number },
+  costLimits: CostLimits,
+) {
   const template = await readFile(referencePath, "utf8");
-  return template
+  let text = template
     .replaceAll("{{READ_PER_MIN}}", String(rateLimits.readPerMinute))
-    .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute));
+    .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
+    .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_KEY));
+  for (const tier of ["paid", "free_trial"] as const) {
+    for (const [kind, limit] of Object.entries(costLimits[tier])) {
+      text = text.replaceAll(`{{${tier.toUpperCase()}_${kind.toUpperCase()}}}`, String(limit));
+    }
+  }
+  return text;
 }
 
 const docsRoutes: FastifyPluginAsyncZod<{
   rateLimits: { readPerMinute: number; searchPerMinute: number };
-}> = async (app, { rateLimits }) => {
-  const reference = await renderReference(rateLimits);
+  costLimits: CostLimits;
+}> = async (app, { rateLimits, costLimits }) => {
+  const reference = await renderReference(rateLimits, costLimits);
   app.get(
     "/v1/docs",
     {

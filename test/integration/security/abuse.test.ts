@@ -184,6 +184,25 @@ describe("2. the hourly cost guard on work the spec does not charge", () => {
     if (response.status === 200) expect(JSON.parse(text).truncated).toBe(true);
   });
 
+  it("/v1/docs and /openapi.json state the cost limits in force", async () => {
+    const docs = await (await call("/v1/docs")).text();
+    expect(docs).not.toMatch(/\{\{/);
+    expect(docs).toContain(
+      `| Live website checks (one homepage fetch each; cached results are free) | 1500 | ${FREE_TRIAL_CHECKS} |`,
+    );
+    const openapi = (await (await call("/openapi.json")).json()) as Record<string, unknown>;
+    expect(openapi["x-cost-limits"]).toEqual({
+      per: "workspace",
+      window_seconds: 3600,
+      paid: { provider_pages: 300, live_checks: 1500, draft_attempts: 600 },
+      free_trial: {
+        provider_pages: FREE_TRIAL_PAGES,
+        live_checks: FREE_TRIAL_CHECKS,
+        draft_attempts: FREE_TRIAL_DRAFTS,
+      },
+    });
+  });
+
   it("draft attempts are limited per hour too (each may cost up to two model calls)", async () => {
     const ws = await createWorkspace(t.app, { name: "draft rider" });
     const lead = "00000000-0000-4000-8000-000000000000";
