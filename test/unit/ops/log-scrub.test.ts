@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { MAX_LOGGED_TEXT, serializeError } from "../../../shared/logger.ts";
+
+describe("error logging", () => {
+  it("drops a database error's parameter values (emails, names), keeps its message", () => {
+    const error = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      query: "insert into members (email) values ($1)",
+      params: ["owner@agency.test"],
+      detail: "Key (email)=(owner@agency.test) already exists.",
+    });
+    const logged = JSON.stringify(serializeError(error));
+    expect(logged).not.toContain("owner@agency.test");
+    expect(logged).toContain("invalid byte sequence");
+  });
+
+  it("truncates an upstream error body and scrubs what looks like a credential", () => {
+    const echoed = `upstream said: Incorrect API key provided: sk-proj-${"A1b2".repeat(12)} ${"x".repeat(2000)}`;
+    const error = Object.assign(new Error(echoed), { error: { message: echoed } });
+    const logged = serializeError(error) as { message: string; error: { message: string }; stack: string };
+    for (const text of [logged.message, logged.error.message, logged.stack.split("\n")[0] ?? ""]) {
+      expect(text).not.toContain("sk-proj-");
+      expect(text.length).toBeLessThanOrEqual(MAX_LOGGED_TEXT + 20);
+    }
+  });
+});
