@@ -74,14 +74,21 @@ export async function checkAuthorizationRequest(
   }
   const redirectUri = query.redirect_uri;
   const state = query.state === undefined || query.state === "" ? null : query.state;
-  const refuse = (error: OAuthErrorCode, description: string): AuthorizeDecision => ({
-    kind: "redirect",
-    location: authorizationRedirect(redirectUri, publicUrl, {
-      error,
-      error_description: description,
-      state: state === null || state.length > MAX_STATE_LENGTH ? undefined : state,
-    }),
-  });
+  // Anyone can register a client with any https redirect URI in one request, so errors go back to
+  // a client only once a member approved it at least once; before that, the page shows them
+  // (RFC 9700 4.11.2: the server must not become an open redirector).
+  const trusted = await hasGrant(db, client.id);
+  const refuse = (error: OAuthErrorCode, description: string): AuthorizeDecision =>
+    trusted
+      ? {
+          kind: "redirect",
+          location: authorizationRedirect(redirectUri, publicUrl, {
+            error,
+            error_description: description,
+            state: state === null || state.length > MAX_STATE_LENGTH ? undefined : state,
+          }),
+        }
+      : { kind: "show_error", message: `${error}: ${description}` };
 
   if (query.response_type !== "code") {
     return refuse("unsupported_response_type", "Only response_type=code is supported.");
@@ -333,4 +340,15 @@ async function revokeGrantsOverCap(trx: Transaction<Database>, apiKeyId: string,
     .where("revoked_at", "is", null)
     .where("id", "not in", keep)
     .execute();
+}
+
+/** Whether a member ever approved this client (its errors may then be redirected to it). */
+async function hasGrant(db: Db, clientId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("oauth_grants")
+    .select("id")
+    .where("client_id", "=", clientId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

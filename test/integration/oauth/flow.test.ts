@@ -57,6 +57,13 @@ beforeAll(async () => {
     redirect_uris: [REDIRECT_URI],
     client_name: "Flow assistant",
   });
+  // Approved once, as every client in use is: only then are its authorization errors redirected to it.
+  await approveWithApiKey(t.baseUrl, {
+    clientId: client.client_id,
+    redirectUri: REDIRECT_URI,
+    challenge: pkcePair().challenge,
+    apiKey: wsA.key,
+  });
 });
 afterAll(() => t?.close());
 

@@ -426,6 +426,15 @@ describe("8. smaller holes", () => {
     }
   });
 
+  it("a freshly registered client is no open redirector: its authorization errors stay on the page", async () => {
+    const evil = await registerTestClient(t.baseUrl, { redirect_uris: ["https://evil.test/landing"] });
+    const url = `${t.baseUrl}/oauth/authorize?response_type=token&client_id=${evil.client_id}&redirect_uri=${encodeURIComponent("https://evil.test/landing")}`;
+    const response = await fetch(url, { redirect: "manual" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(await response.text()).toContain("unsupported_response_type");
+  });
+
   it("/v1 answers carry Cache-Control: no-store and nosniff", async () => {
     const ws = await createWorkspace(t.app, { name: "headers" });
     for (const response of [await call("/v1/credits", { auth: ws.key }), await call("/v1/nothing")]) {
