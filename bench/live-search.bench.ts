@@ -21,6 +21,7 @@
  * each request arrived and how many were in flight at once, to tell where time goes when the aim
  * is missed. About 15 s embedded, 30 s with distributed mode on a slow machine.
  */
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism, loadavg } from "node:os";
@@ -35,7 +36,7 @@ import { loadConfig } from "../shared/config.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createFixturePlacesProviderFromData, type FixturePlace } from "../shared/places/fixture-places.ts";
 import { MAX_RESULTS } from "../shared/search/types.ts";
-import { ADMIN_TOKEN, adminRequest, createWorkspace } from "../test/support/app.ts";
+import { ADMIN_TOKEN, adminRequest, createWorkspace, UNLIMITED_ABUSE_GUARDS } from "../test/support/app.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../test/support/worker-process.ts";
 
 const { values: cli } = parseArgs({
@@ -180,6 +181,7 @@ async function runMode(mode: "embedded" | "distributed", env: Record<string, str
     SEARCH_CHECK_BUDGET_MS: String(BUDGET_MS),
     AUDIT_CONCURRENCY: String(CONCURRENCY),
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
+    ...UNLIMITED_ABUSE_GUARDS,
     RATE_LIMIT_READ_PER_MIN: "1000",
     ...env,
   });

@@ -31,6 +31,7 @@ import { loadConfig } from "../shared/config.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
+import { UNLIMITED_ABUSE_GUARDS } from "../test/support/app.ts";
 import { startFakeGooglePlaces, syntheticPlaces } from "../test/support/fake-google-places.ts";
 
 const { values: cli } = parseArgs({
@@ -76,6 +77,7 @@ const config = loadConfig({
   GOOGLE_PLACES_API_KEY: fake.apiKey,
   GOOGLE_PLACES_BASE_URL: fake.baseUrl,
   RATE_LIMIT_SEARCH_PER_MIN: "1000000",
+  ...UNLIMITED_ABUSE_GUARDS,
   RATE_LIMIT_READ_PER_MIN: "1000000",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: "memory://" }),
 });

@@ -8,6 +8,19 @@ import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
+/** The per-address and per-workspace-hour limits set out of reach (tests and benches opt in). */
+export const UNLIMITED_ABUSE_GUARDS = {
+  RATE_LIMIT_OAUTH_REGISTER_PER_MIN: "1000000",
+  RATE_LIMIT_OAUTH_PER_MIN: "1000000",
+  RATE_LIMIT_ADMIN_FAILURES_PER_MIN: "1000000",
+  COST_PROVIDER_PAGES_PER_HOUR: "1000000",
+  COST_PROVIDER_PAGES_PER_HOUR_FREE_TRIAL: "1000000",
+  COST_LIVE_CHECKS_PER_HOUR: "1000000",
+  COST_LIVE_CHECKS_PER_HOUR_FREE_TRIAL: "1000000",
+  COST_DRAFT_ATTEMPTS_PER_HOUR: "1000000",
+  COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL: "1000000",
+} as const;
+
 export interface TestApp {
   app: FastifyInstance;
   services: Services;
@@ -33,15 +46,9 @@ export async function startSiblingApp(
   env: Record<string, string> = {},
   overrides: Omit<ServiceOverrides, "db"> = {},
 ): Promise<SiblingApp> {
-  // Every test drives /oauth and /admin from 127.0.0.1: per-address limits only where a test sets them.
-  const config = loadConfig({
-    ADMIN_TOKEN,
-    LOG_LEVEL: "silent",
-    RATE_LIMIT_OAUTH_REGISTER_PER_MIN: "100000",
-    RATE_LIMIT_OAUTH_PER_MIN: "100000",
-    RATE_LIMIT_ADMIN_FAILURES_PER_MIN: "100000",
-    ...env,
-  });
+  // Every test drives /oauth and /admin from 127.0.0.1, and many search one workspace far more than
+  // an hour's cost limits allow: per-address and cost limits apply only where a test sets them.
+  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...UNLIMITED_ABUSE_GUARDS, ...env });
   const services = await createServices(config, createLogger("silent", "test"), { ...overrides, db });
   const app = await buildApp({ services });
   await app.ready();

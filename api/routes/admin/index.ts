@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Workspace } from "../../../shared/db/schema.ts";
-import { ApiError } from "../../../shared/errors.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
 import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
 import {
