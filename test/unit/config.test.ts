@@ -24,6 +24,12 @@ describe("loadConfig", () => {
       searchCheckBudgetMs: 30_000,
       audit: { allowPrivateNetworks: false },
       rateLimits: { readPerMinute: 30, searchPerMinute: 5 },
+      // README's configuration table: the abuse and cost guards of issue 11.
+      addressLimits: { oauthRegisterPerMinute: 10, oauthPerMinute: 60, adminFailuresPerMinute: 10 },
+      costLimits: {
+        paid: { provider_pages: 300, live_checks: 1500, draft_attempts: 600 },
+        free_trial: { provider_pages: 30, live_checks: 100, draft_attempts: 30 },
+      },
       logLevel: "info",
     });
     const config = loadConfig({});
