@@ -68,7 +68,7 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
         ...output,
         schema: {
           ...output.schema,
-          "x-rate-limit": { bucket, requests_per_minute: perMinute, per: "credential" },
+          "x-rate-limit": { bucket, requests_per_minute: perMinute, per: "api_key" },
         },
       };
     },
