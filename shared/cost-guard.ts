@@ -9,7 +9,7 @@ import {
 
 /**
  * Work the spec does not charge but the operator pays for: places-provider pages, live homepage
- * checks (one fetch each) and draft attempts (up to two LLM calls each: one retry). Credits cap
+ * checks (one homepage each) and draft attempts (at most 4 LLM requests each). Credits cap
  * what a workspace *keeps*; these hourly limits cap what it makes the service *spend*.
  */
 export type CostKind = "provider_pages" | "live_checks" | "draft_attempts";

@@ -206,7 +206,7 @@ describe("2. the hourly cost guard on work the spec does not charge", () => {
     });
   });
 
-  it("draft attempts are limited per hour too (each may cost up to two model calls)", async () => {
+  it("draft attempts are limited per hour too (each may cost up to four model requests)", async () => {
     const ws = await createWorkspace(t.app, { name: "draft rider" });
     const lead = "00000000-0000-4000-8000-000000000000";
     for (let i = 0; i < FREE_TRIAL_DRAFTS; i += 1) {
