@@ -13,6 +13,20 @@ describe("error logging", () => {
     expect(logged).toContain("invalid byte sequence");
   });
 
+  it("drops the value PostgreSQL quotes in its message, at the top and as a cause", () => {
+    // The fields of a pg / PGlite DatabaseError.
+    const databaseError = Object.assign(
+      new Error('invalid input syntax for type uuid: "jane.doe@agency.test"'),
+      { severity: "ERROR", code: "22P02", query: "select $1::uuid", params: ["jane.doe@agency.test"] },
+    );
+    const wrapped = new Error("search failed", { cause: databaseError });
+    for (const logged of [serializeError(databaseError), serializeError(wrapped)]) {
+      const text = JSON.stringify(logged);
+      expect(text).not.toContain("jane.doe");
+      expect(text).toContain("invalid input syntax for type uuid");
+    }
+  });
+
   it("truncates an upstream error body and scrubs what looks like a credential", () => {
     const echoed = `upstream said: Incorrect API key provided: sk-proj-${"A1b2".repeat(12)} ${"x".repeat(2000)}`;
     const error = Object.assign(new Error(echoed), { error: { message: echoed } });
