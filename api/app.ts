@@ -37,6 +37,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     requestIdHeader: false,
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // The client address of per-address limits: the socket's, or X-Forwarded-For behind trusted proxies.
+    trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
     // Every answer is the error object, the parser's and the router's included.
     clientErrorHandler,
     frameworkErrors,

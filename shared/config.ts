@@ -50,6 +50,7 @@ const configSchema = z.object({
     .default("bull"),
   RATE_LIMIT_READ_PER_MIN: positiveInt(30),
   RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   RATE_LIMIT_OAUTH_REGISTER_PER_MIN: positiveInt(10),
   RATE_LIMIT_OAUTH_PER_MIN: positiveInt(60),
   RATE_LIMIT_ADMIN_FAILURES_PER_MIN: positiveInt(10),
@@ -119,6 +120,8 @@ export interface Config {
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
+  /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client address. */
+  trustProxyHops: number;
   /** Per client address, for the unauthenticated endpoints. */
   addressLimits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number };
   /** Per-workspace hourly limits on work the spec does not charge (see shared/cost-guard.ts). */
@@ -196,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
     addressLimits: {
       oauthRegisterPerMinute: e.RATE_LIMIT_OAUTH_REGISTER_PER_MIN,
       oauthPerMinute: e.RATE_LIMIT_OAUTH_PER_MIN,

@@ -266,6 +266,23 @@ describe("3. unauthenticated growth: /oauth/* limited per address, registrations
     }
   });
 
+  it("behind TRUST_PROXY_HOPS proxies, each forwarded client address has its own count", async () => {
+    const proxied = await startHttpTestApp({ RATE_LIMIT_OAUTH_REGISTER_PER_MIN: "1", TRUST_PROXY_HOPS: "1" });
+    try {
+      const register = (from: string) =>
+        fetch(`${proxied.baseUrl}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": from },
+          body: JSON.stringify({ redirect_uris: ["https://assistant.example/cb"] }),
+        });
+      expect((await register("203.0.113.1")).status).toBe(201);
+      expect((await register("203.0.113.2")).status).toBe(201);
+      expect((await register("203.0.113.1")).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("caps what one registration may store", async () => {
     const long = `https://assistant.example/${"a".repeat(600)}`;
     const tooLong = await call("/oauth/register", {
