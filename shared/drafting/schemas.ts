@@ -23,6 +23,3 @@ export const draftResponseSchema = z
       ),
   })
   .meta({ id: "OutreachDraft" });
-
-export type DraftRequest = z.output<typeof draftRequestSchema>;
-export type DraftResponse = z.output<typeof draftResponseSchema>;

@@ -86,7 +86,6 @@ type WithDate<T extends { added_at: string }> = Omit<T, "added_at"> & { added_at
 export type LeadSummaryJson = z.infer<typeof leadSummarySchema>;
 export type LeadSummary = WithDate<LeadSummaryJson>;
 export type LeadDetail = WithDate<z.infer<typeof leadDetailSchema>>;
-export type LeadPageJson = z.infer<typeof leadPageSchema>;
 
 /** The domain lead as it goes on the wire. */
 export const leadSummaryJson = <T extends LeadSummary>(

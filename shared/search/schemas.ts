@@ -72,7 +72,5 @@ export const searchResponseSchema = z
   })
   .meta({ id: "SearchResponse" });
 
-export type SearchQuery = z.output<typeof searchQuerySchema>;
 export type SearchFilters = z.output<typeof searchFiltersSchema>;
 export type SearchRequest = z.output<typeof searchRequestSchema>;
-export type SearchResponse = z.output<typeof searchResponseSchema>;
