@@ -42,15 +42,42 @@ function nodeBinary(): string {
 const running = new Set<ServerProcess>();
 
 /**
+ * Another start command than `node api/server.ts` (e.g. the image's `npm start` in a staged image
+ * folder). It runs in a process group of its own: SIGTERM goes to the command's process only (as
+ * tini, PID 1 of the image, sends it), SIGKILL to the whole group, so that no grandchild survives.
+ */
+export interface ProcessCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+}
+
+/** Sends `signal` to the child (SIGKILL: to its whole group when it leads one). */
+export function signalChild(child: ChildProcess, signal: NodeJS.Signals, ownGroup: boolean): void {
+  if (ownGroup && signal === "SIGKILL" && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // The group is gone already: fall through to the child itself.
+    }
+  }
+  child.kill(signal);
+}
+
+/**
  * Starts the server with exactly `env` (plus PATH and HOME; nothing else of this process's
- * environment leaks in), PORT 0 and HOST 127.0.0.1 unless given, and waits until it listens.
+ * environment leaks in; PATH in `env` wins), PORT 0 and HOST 127.0.0.1 unless given, and waits
+ * until it listens.
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { readyTimeoutMs?: number } = {},
+  options: { readyTimeoutMs?: number; command?: ProcessCommand } = {},
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(nodeBinary(), [SERVER_SCRIPT], {
-    cwd: REPO_ROOT,
+  const { command } = options;
+  const child: ChildProcess = spawn(command?.file ?? nodeBinary(), command?.args ?? [SERVER_SCRIPT], {
+    cwd: command?.cwd ?? REPO_ROOT,
+    detached: command !== undefined,
     env: {
       PATH: process.env.PATH ?? "",
       ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
@@ -63,7 +90,7 @@ export async function startServerProcess(
   });
   if (child.pid === undefined) {
     const error = await new Promise<Error>((resolve) => child.once("error", resolve));
-    throw new Error(`could not start ${nodeBinary()}: ${error.message}`);
+    throw new Error(`could not start ${command?.file ?? nodeBinary()}: ${error.message}`);
   }
   const pid = child.pid;
   const logs: ServerLogLine[] = [];
@@ -85,7 +112,7 @@ export async function startServerProcess(
   });
   const output = () => logs.map((line) => `[${line.stream}] ${line.raw}`).join("\n");
   const kill = (signal: NodeJS.Signals) => {
-    if (exit === null) child.kill(signal);
+    if (exit === null) signalChild(child, signal, command !== undefined);
   };
 
   const listening = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/;

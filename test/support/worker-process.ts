@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { collectLogLines } from "./process-logs.ts";
+import { type ProcessCommand, signalChild } from "./server-process.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER_SCRIPT = "workers/audit-worker.ts";
@@ -56,6 +57,8 @@ export interface StartWorkerOptions {
   name?: string;
   /** How long to wait for "audit worker ready". Default 20 000 ms. */
   readyTimeoutMs?: number;
+  /** Another start command than `node workers/audit-worker.ts` (see ProcessCommand). */
+  command?: ProcessCommand;
 }
 
 const running = new Set<WorkerProcess>();
@@ -82,8 +85,10 @@ export async function startAuditWorker(
       `${name}: LOG_LEVEL ${env.LOG_LEVEL} hides the "audit worker ready" line; use info or lower`,
     );
   }
-  const child: ChildProcess = spawn(nodeBinary(), [WORKER_SCRIPT], {
-    cwd: REPO_ROOT,
+  const { command } = options;
+  const child: ChildProcess = spawn(command?.file ?? nodeBinary(), command?.args ?? [WORKER_SCRIPT], {
+    cwd: command?.cwd ?? REPO_ROOT,
+    detached: command !== undefined,
     env: {
       PATH: process.env.PATH ?? "",
       ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
@@ -97,7 +102,7 @@ export async function startAuditWorker(
   if (child.pid === undefined) {
     // spawn reports ENOENT and the like through an "error" event.
     const error = await new Promise<Error>((resolve) => child.once("error", resolve));
-    throw new Error(`${name}: could not start ${nodeBinary()}: ${error.message}`);
+    throw new Error(`${name}: could not start ${command?.file ?? nodeBinary()}: ${error.message}`);
   }
   const pid = child.pid;
 
@@ -164,7 +169,7 @@ export async function startAuditWorker(
   };
 
   const kill = (signal: NodeJS.Signals) => {
-    if (exit === null) child.kill(signal);
+    if (exit === null) signalChild(child, signal, command !== undefined);
   };
 
   const worker: WorkerProcess = {
