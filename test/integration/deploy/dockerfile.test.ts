@@ -162,10 +162,12 @@ describe("the build context (.dockerignore)", () => {
     }
   });
 
-  it("runs the process types from files in the image, with `node` (the base image's)", () => {
+  it("runs the process types from files in the image, with `exec node` (the base image's node)", () => {
+    // `exec`: npm runs a script as `sh -c "..."`; without exec, the SIGTERM that npm forwards
+    // (from tini) ends `sh` and leaves node running, never told to shut down gracefully.
     for (const script of ["start", "worker", "migrate"]) {
       const command = packageJson.scripts[script];
-      const match = /^node (\S+\.ts)$/.exec(command ?? "");
+      const match = /^exec node (\S+\.ts)$/.exec(command ?? "");
       expect(match, `npm run ${script}: ${command}`).not.toBeNull();
       expect(context).toContain(match?.[1]);
     }
