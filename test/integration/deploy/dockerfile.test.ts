@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import path from "node:path";
+import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   buildContextFiles,
@@ -176,16 +177,32 @@ describe("the build context (.dockerignore)", () => {
   it("imports no dev dependency from any file it ships (type-only imports are erased)", async () => {
     const builtins = new Set(builtinModules);
     const problems: string[] = [];
-    // `import ... from "x"` / `export ... from "x"` (over several lines), and `import("x")`.
-    const staticImport = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;]*?\bfrom\s+["']([^"']+)["']/g;
-    const dynamicImport = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
-    const specifiers = (text: string) => [
-      ...[...text.matchAll(staticImport)].filter((match) => !match[2]).map((match) => match[3] as string),
-      ...[...text.matchAll(dynamicImport)].map((match) => match[1] as string),
-    ];
+    // Module specifiers that exist at run time, read with TypeScript's parser: import and export
+    // declarations that are not type-only, and import() calls.
+    const specifiers = (file: string, text: string): string[] => {
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+      const found: string[] = [];
+      const visit = (node: ts.Node) => {
+        if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly) {
+          if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+        } else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier) {
+          if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+        } else if (
+          ts.isCallExpression(node) &&
+          node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+          node.arguments[0] &&
+          ts.isStringLiteral(node.arguments[0])
+        ) {
+          found.push(node.arguments[0].text);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    };
     for (const file of context.filter((name) => name.endsWith(".ts"))) {
       const text = await readFile(path.join(REPO_ROOT, file), "utf8");
-      for (const specifier of specifiers(text)) {
+      for (const specifier of specifiers(file, text)) {
         if (specifier.startsWith(".") || specifier.startsWith("node:") || builtins.has(specifier)) continue;
         const name = specifier.startsWith("@")
           ? specifier.split("/").slice(0, 2).join("/")
