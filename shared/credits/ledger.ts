@@ -6,7 +6,7 @@ import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHold
 
 export const MAX_PURCHASE_CREDITS = 100_000;
 
-export async function readBalance(db: Db, workspaceId: string): Promise<number> {
+export async function readBalance(db: Db | Transaction<Database>, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom("workspaces")
     .select("balance")
@@ -22,19 +22,9 @@ export async function readBalance(db: Db, workspaceId: string): Promise<number> 
  */
 export async function readAvailableBalance(db: Db, workspaceId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const balance = await readBalanceIn(trx, workspaceId);
+    const balance = await readBalance(trx, workspaceId);
     return balance - (await sumLiveHolds(trx, workspaceId));
   });
-}
-
-async function readBalanceIn(trx: Transaction<Database>, workspaceId: string): Promise<number> {
-  const row = await trx
-    .selectFrom("workspaces")
-    .select("balance")
-    .where("id", "=", workspaceId)
-    .executeTakeFirst();
-  if (!row) throw new ApiError("not_found", "No such workspace.");
-  return row.balance;
 }
 
 /** Locks the workspace row so that charges in one workspace are applied one transaction at a time. */
