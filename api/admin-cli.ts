@@ -13,6 +13,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   workspaces show <workspace_id>
   workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>] [--offer <s>]
   members add <workspace_id> --email <email> [--member-name <name>]
+  members invite <workspace_id> --email <email> [--member-name <name>]
+                                      a single-use sign-up link for the console (shown once, 7 days)
   members remove <workspace_id> <member_id>
   keys create <workspace_id> --name <name> --created-by <member_id>
   keys list <workspace_id>
@@ -112,6 +114,11 @@ async function run(): Promise<unknown> {
       );
     case "members add":
       return call("POST", `/workspaces/${need(first, "<workspace_id>")}/members`, {
+        email: need(values.email, "--email"),
+        ...defined({ name: values["member-name"] }),
+      });
+    case "members invite":
+      return call("POST", `/workspaces/${need(first, "<workspace_id>")}/invites`, {
         email: need(values.email, "--email"),
         ...defined({ name: values["member-name"] }),
       });

@@ -28,7 +28,9 @@ import {
   type AddressLimiter,
   createAddressLimiter,
   createRateLimiter,
+  createSignInLimiter,
   type RateLimiter,
+  type SignInLimiter,
 } from "../shared/rate-limits.ts";
 import type { SearchDeps } from "../shared/search/search-leads.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
@@ -49,6 +51,7 @@ export interface Services {
   runOAuthCleanup(): Promise<OAuthCleanupResult>;
   /** Spends one draft attempt of the workspace's hourly cost limit, or throws 429. */
   spendDraftAttempt(workspaceId: string): Promise<void>;
+  signInLimiter: SignInLimiter;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
@@ -66,7 +69,6 @@ export interface ServiceOverrides {
   onWaiting?: (what: string) => void;
 }
 
-const KEY_USAGE_FLUSH_MS = 10_000;
 /** How often stale consent requests, old codes and never-approved clients are deleted. */
 const OAUTH_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -115,7 +117,7 @@ export async function createServices(
   const keyUsage = new KeyUsageRecorder(db);
   const flushTimer = setInterval(() => {
     keyUsage.flush().catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
-  }, KEY_USAGE_FLUSH_MS);
+  }, config.keyUsageFlushMs);
   flushTimer.unref();
 
   const runOAuthCleanup = async () => {
@@ -140,6 +142,11 @@ export async function createServices(
     keyPrefix: overrides.rateLimitKeyPrefix,
   });
   const costGuard = createCostGuard(config.costLimits, { redis, keyPrefix: overrides.rateLimitKeyPrefix });
+
+  const signInLimiter = createSignInLimiter(config.signInLimits, {
+    redis,
+    keyPrefix: overrides.rateLimitKeyPrefix,
+  });
 
   const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
@@ -172,6 +179,7 @@ export async function createServices(
     async spendDraftAttempt(workspaceId) {
       await costGuard.spendOrThrow(await requireWorkspace(db, workspaceId), "draft_attempts");
     },
+    signInLimiter,
     async close() {
       clearInterval(flushTimer);
       clearInterval(cleanupTimer);

@@ -61,6 +61,9 @@ const configSchema = z.object({
   COST_DRAFT_ATTEMPTS_PER_HOUR: positiveInt(600),
   COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL: positiveInt(30),
   OAUTH_UNUSED_CLIENT_TTL_SECONDS: positiveInt(24 * 3600),
+  SIGN_IN_ATTEMPTS_PER_ACCOUNT: positiveInt(10),
+  SIGN_IN_ATTEMPTS_PER_ADDRESS: positiveInt(50),
+  KEY_USAGE_FLUSH_MS: positiveInt(10_000),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -126,6 +129,10 @@ export interface Config {
   addressLimits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number };
   /** Per-workspace hourly limits on work the spec does not charge (see shared/cost-guard.ts). */
   costLimits: CostLimits;
+  /** Console sign-in attempts per 15 minutes, per account and per client address. */
+  signInLimits: { perAccount: number; perAddress: number; windowSeconds: number };
+  /** How often API keys' last use is written (usage is kept in memory in between). */
+  keyUsageFlushMs: number;
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; unusedClientTtlSeconds: number };
   workerMetricsPort: number;
@@ -217,6 +224,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL,
       },
     },
+    signInLimits: {
+      perAccount: e.SIGN_IN_ATTEMPTS_PER_ACCOUNT,
+      perAddress: e.SIGN_IN_ATTEMPTS_PER_ADDRESS,
+      windowSeconds: 15 * 60,
+    },
+    keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     oauth: {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,

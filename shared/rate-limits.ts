@@ -188,3 +188,41 @@ export const addressLimited = (limit: number) =>
     `Rate limit of ${limit} requests per minute from this address reached. Retry after 60 seconds.`,
     { headers: { "Retry-After": RETRY_AFTER_SECONDS } },
   );
+
+/** Console sign-in attempts allowed per window, per account (the email typed) and per client address. */
+export interface SignInLimits {
+  perAccount: number;
+  perAddress: number;
+  windowSeconds: number;
+}
+
+export interface SignInLimiter {
+  readonly limits: SignInLimits;
+  /** Counts one attempt against both; not allowed when either is spent (the password is not checked then). */
+  consume(email: string, address: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+}
+
+/** Throttles password guessing on the console, in the same store as the other limits. */
+export function createSignInLimiter(limits: SignInLimits, store: LimiterStore): SignInLimiter {
+  const limiter = createLimiter<"signin_account" | "signin_address">(
+    {
+      signin_account: { points: limits.perAccount, windowSeconds: limits.windowSeconds },
+      signin_address: { points: limits.perAddress, windowSeconds: limits.windowSeconds },
+    },
+    store,
+  );
+  return {
+    limits,
+    async consume(email, address) {
+      const decisions = await Promise.all([
+        limiter.consume("signin_address", address),
+        limiter.consume("signin_account", email.trim().toLowerCase()),
+      ]);
+      const refused = decisions.filter((decision) => !decision.allowed);
+      return {
+        allowed: refused.length === 0,
+        retryAfterSeconds: Math.max(0, ...refused.map((decision) => decision.resetSeconds)),
+      };
+    },
+  };
+}

@@ -27,6 +27,42 @@ export interface MembersTable {
   name: string | null;
   created_at: Timestamp;
   removed_at: NullableTimestamp;
+  /** The person holding this membership; null for a member added by the operator who never signed in. */
+  account_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A person who signs in to the console; one account, memberships in several workspaces. */
+export interface AccountsTable {
+  id: Generated<string>;
+  email: string;
+  name: string;
+  /** scrypt, with its parameters and salt (see shared/accounts/passwords.ts). */
+  password_hash: string;
+  language: ColumnType<Language, Language | undefined, Language>;
+  created_at: Timestamp;
+  password_changed_at: Timestamp;
+}
+
+/** A single-use, expiring link that lets a person join a workspace. */
+export interface InvitesTable {
+  id: Generated<string>;
+  workspace_id: string;
+  email: string;
+  name: string | null;
+  token_hash: string;
+  invited_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  member_id: string | null;
+}
+
+/** A signed-in browser: the cookie's opaque token, stored as a hash. */
+export interface SessionsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface ApiKeysTable {
@@ -174,6 +210,9 @@ export interface OAuthTokensTable {
 export interface Database {
   workspaces: WorkspacesTable;
   members: MembersTable;
+  accounts: AccountsTable;
+  invites: InvitesTable;
+  sessions: SessionsTable;
   api_keys: ApiKeysTable;
   places: PlacesTable;
   leads: LeadsTable;
@@ -191,3 +230,4 @@ export interface Database {
 
 export type Workspace = Selectable<WorkspacesTable>;
 export type Member = Selectable<MembersTable>;
+export type Account = Selectable<AccountsTable>;

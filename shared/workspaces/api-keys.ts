@@ -18,6 +18,8 @@ export interface ApiKeyListing {
   name: string;
   created_by: string;
   created_by_email: string;
+  /** The creator's name as they signed up (or as the operator entered it); null when unknown. */
+  created_by_name: string | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -49,7 +51,9 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyLi
   return db
     .selectFrom("api_keys")
     .innerJoin("members", "members.id", "api_keys.created_by")
-    .select([
+    .leftJoin("accounts", "accounts.id", "members.account_id")
+    .select((eb) => [
+      eb.fn.coalesce("accounts.name", "members.name").as("created_by_name"),
       "api_keys.id",
       "api_keys.name",
       "api_keys.created_by",

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { createInvite } from "../../../shared/accounts/invites.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Workspace } from "../../../shared/db/schema.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
@@ -9,6 +10,7 @@ import {
   requireWorkspace,
   updateWorkspaceSettings,
 } from "../../../shared/workspaces/workspaces.ts";
+import { inviteUrl } from "../../console/paths.ts";
 import type { Services } from "../../services.ts";
 
 const language = z.enum(["en", "fr"]);
@@ -88,6 +90,32 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     },
   );
 
+  app.post(
+    "/workspaces/:id/invites",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: z.strictObject({
+          email: z.email().max(320),
+          name: z.string().trim().min(1).max(200).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const invite = await createInvite(db, request.params.id, request.body);
+      return reply
+        .code(201)
+        .header("cache-control", "no-store")
+        .send({
+          id: invite.id,
+          email: invite.email,
+          url: inviteUrl(services.config.publicUrl, invite.token),
+          expires_at: invite.expires_at.toISOString(),
+        });
+    },
+  );
+
   app.delete(
     "/workspaces/:id/members/:member_id",
     { schema: { ...hidden, params: memberParams } },
@@ -124,7 +152,7 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     await keyUsage.flush();
     const keys = await listApiKeys(db, request.params.id);
     return {
-      api_keys: keys.map((key) => ({
+      api_keys: keys.map(({ created_by_name: _name, ...key }) => ({
         ...key,
         created_at: key.created_at.toISOString(),
         last_used_at: iso(key.last_used_at),

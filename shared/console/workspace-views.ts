@@ -1,0 +1,187 @@
+import { sql } from "kysely";
+import { readCurrentAudits } from "../audit/cache.ts";
+import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
+import type { Db } from "../db/database.ts";
+import type { LeadCursor } from "../leads/cursor.ts";
+import {
+  findLeadDetail,
+  type LeadDetail,
+  type LeadSummary,
+  listLeads,
+  websiteFlags,
+} from "../leads/leads.ts";
+
+/** What the console's overview shows about a workspace. */
+export interface WorkspaceOverview {
+  balance: number;
+  free_trial: boolean;
+  leads: number;
+  drafts: number;
+  active_keys: number;
+}
+
+export async function readWorkspaceOverview(db: Db, workspaceId: string): Promise<WorkspaceOverview> {
+  const row = await db
+    .selectFrom("workspaces")
+    .select((eb) => [
+      "balance",
+      "free_trial",
+      eb
+        .selectFrom("leads")
+        .select(eb.fn.countAll<string>().as("n"))
+        .where("leads.workspace_id", "=", workspaceId)
+        .as("leads"),
+      eb
+        .selectFrom("drafts")
+        .select(eb.fn.countAll<string>().as("n"))
+        .where("drafts.workspace_id", "=", workspaceId)
+        .as("drafts"),
+      eb
+        .selectFrom("api_keys")
+        .select(eb.fn.countAll<string>().as("n"))
+        .where("api_keys.workspace_id", "=", workspaceId)
+        .where("api_keys.revoked_at", "is", null)
+        .as("active_keys"),
+    ])
+    .where("id", "=", workspaceId)
+    .executeTakeFirstOrThrow();
+  return {
+    balance: row.balance,
+    free_trial: row.free_trial,
+    leads: Number(row.leads ?? 0),
+    drafts: Number(row.drafts ?? 0),
+    active_keys: Number(row.active_keys ?? 0),
+  };
+}
+
+/** A lead as the console lists it: the API's flags plus the audit's evidence behind them. */
+export interface LeadWithEvidence extends LeadDetail {
+  signals: AuditSignals | null;
+  evidence: AuditEvidence | null;
+  audit_failure: string | null;
+}
+
+async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvidence[]> {
+  const audits = await readCurrentAudits(
+    db,
+    leads.map((lead) => ({ placeId: lead.place_id, website: lead.website })),
+  );
+  return leads.map((lead) => {
+    const audit = audits.get(lead.place_id);
+    const signals = audit?.outcome === "ok" ? audit.signals : null;
+    return {
+      ...lead,
+      ...websiteFlags(lead.website, signals),
+      signals,
+      evidence: audit?.outcome === "ok" ? audit.evidence : null,
+      audit_failure: audit?.outcome === "failed" ? audit.failure : null,
+    };
+  });
+}
+
+/** One page of the newest-first lead list (the same order and cursor as GET /v1/leads). */
+export async function listLeadsWithEvidence(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; after: LeadCursor | null },
+): Promise<{ leads: LeadWithEvidence[]; next_cursor: string | null }> {
+  const listed = await listLeads(db, workspaceId, page);
+  return { leads: await withEvidence(db, listed.leads), next_cursor: listed.next_cursor };
+}
+
+export async function findLeadWithEvidence(
+  db: Db,
+  workspaceId: string,
+  leadId: string,
+): Promise<LeadWithEvidence | null> {
+  const lead = await findLeadDetail(db, workspaceId, leadId);
+  return lead ? ((await withEvidence(db, [lead]))[0] ?? null) : null;
+}
+
+export interface StoredDraft {
+  id: string;
+  locale: string;
+  subject: string;
+  body: string;
+  facts_used: string[];
+  created_at: Date;
+}
+
+export async function listDraftsOfLead(db: Db, workspaceId: string, leadId: string): Promise<StoredDraft[]> {
+  return db
+    .selectFrom("drafts")
+    .select(["id", "locale", "subject", "body", "facts_used", "created_at"])
+    .where("workspace_id", "=", workspaceId)
+    .where("lead_id", "=", leadId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
+/** One line of the credit history: a purchase adds, a newly charged place or a draft takes 1. */
+export interface LedgerEntry {
+  kind: "purchase" | "search_charge" | "draft";
+  credits: number;
+  at: Date;
+  /** The place's or the lead's name; null for purchases. */
+  subject: string | null;
+}
+
+export const LEDGER_HISTORY_LIMIT = 200;
+
+/** The newest entries of the ledger tables (purchases, search charges, drafts), newest first. */
+export async function readCreditHistory(db: Db, workspaceId: string): Promise<LedgerEntry[]> {
+  const rows = await sql<{ kind: LedgerEntry["kind"]; credits: number; at: Date; subject: string | null }>`
+    (select 'purchase' as kind, credits, created_at as at, null as subject
+       from credit_purchases where workspace_id = ${workspaceId})
+    union all
+    (select 'search_charge', -1, search_charges.charged_at, places.name
+       from search_charges join places on places.place_id = search_charges.place_id
+      where search_charges.workspace_id = ${workspaceId})
+    union all
+    (select 'draft', -1, drafts.created_at, places.name
+       from drafts join leads on leads.id = drafts.lead_id join places on places.place_id = leads.place_id
+      where drafts.workspace_id = ${workspaceId})
+    order by at desc
+    limit ${LEDGER_HISTORY_LIMIT}
+  `.execute(db);
+  return rows.rows.map((row) => ({ ...row, credits: Number(row.credits), at: new Date(row.at) }));
+}
+
+const CSV_COLUMNS = [
+  "id",
+  "name",
+  "category",
+  "address",
+  "website",
+  "email",
+  "outreach_status",
+  "added_at",
+  "no_website_flag",
+  "not_mobile_friendly_flag",
+  "outdated_website_flag",
+  "last_media_year",
+] as const;
+
+/** RFC 4180 field; a leading =, +, - or @ is quoted with an apostrophe so a spreadsheet never runs it. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = value instanceof Date ? value.toISOString() : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** Every lead of the workspace as CSV, newest first, read page by page. */
+export async function* leadsCsv(db: Db, workspaceId: string): AsyncGenerator<string> {
+  yield `${CSV_COLUMNS.join(",")}\r\n`;
+  let after: LeadCursor | null = null;
+  for (;;) {
+    const page = await listLeadsWithEvidence(db, workspaceId, { limit: 100, after });
+    for (const lead of page.leads) {
+      yield `${CSV_COLUMNS.map((column) => csvField(lead[column])).join(",")}\r\n`;
+    }
+    const last = page.leads.at(-1);
+    if (!page.next_cursor || !last) return;
+    after = { addedAt: last.added_at, leadId: last.id };
+  }
+}
