@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { adminGuard } from "./plugins/admin-guard.ts";
+import { CONSOLE_PREFIX } from "./console/paths.ts";
 import authentication from "./plugins/authentication.ts";
 import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
 import errors, { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from "./plugins/errors.ts";
@@ -10,6 +11,7 @@ import openApi from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
+import consoleRoutes from "./routes/console.ts";
 import docsRoutes from "./routes/docs.ts";
 import mcpRoutes from "./routes/mcp.ts";
 import oauthRoutes from "./routes/oauth.ts";
@@ -75,6 +77,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     lifetimes: config.oauth,
   });
   await app.register(mcpRoutes, { services });
+  await app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services });
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: "/admin", services });
   }
