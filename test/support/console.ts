@@ -31,11 +31,17 @@ export class ConsoleBrowser {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.#remember(await this.#app.inject({ method: "GET", url, headers: { cookie: this.cookieHeader, ...headers } }));
+    return this.#remember(
+      await this.#app.inject({ method: "GET", url, headers: { cookie: this.cookieHeader, ...headers } }),
+    );
   }
 
   /** Posts a form as the page at `formPage` would (its CSRF token included unless given). */
-  async submit(formPage: string, action: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  async submit(
+    formPage: string,
+    action: string,
+    fields: Record<string, string>,
+  ): Promise<LightMyRequestResponse> {
     const page = await this.get(formPage);
     return this.post(action, { csrf_token: csrfOf(page.body), ...fields });
   }
@@ -61,7 +67,11 @@ export function csrfOf(html: string): string {
 export const PASSWORD = "correct horse battery";
 
 /** An invite from the operator, as `npm run admin -- members invite` makes it. */
-export async function inviteByAdmin(app: FastifyInstance, workspaceId: string, email: string): Promise<string> {
+export async function inviteByAdmin(
+  app: FastifyInstance,
+  workspaceId: string,
+  email: string,
+): Promise<string> {
   const invite = await adminRequest(app, "POST", `/admin/workspaces/${workspaceId}/invites`, { email });
   if (invite.statusCode !== 201) throw new Error(`invite: ${invite.statusCode} ${invite.body}`);
   return new URL(invite.json().url as string).pathname;
