@@ -130,7 +130,7 @@ export function keysPage(
 <td>${t.date(key.created_at)}</td>
 <td>${t.date(key.last_used_at)}</td>
 <td>${key.revoked_at ? t.date(key.revoked_at) : html`<span class="muted">${t.t("active")}</span>`}</td>
-<td>${key.revoked_at ? "" : html`<a href="${workspacePath(input.workspaceId, `keys/${key.id}/revoke`)}">${t.t("revoke")}<span class="skip"> ${key.name}</span></a>`}</td>
+<td>${key.revoked_at ? "" : html`<a href="${workspacePath(input.workspaceId, `keys/${key.id}/revoke`)}">${t.t("revoke")}<span class="visually-hidden"> ${key.name}</span></a>`}</td>
 </tr>`,
   );
   return layout(
@@ -150,7 +150,7 @@ ${
 ${
   input.keys.length === 0
     ? html`<p class="card empty">${t.t("noKeys")}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("keyName")}</th><th scope="col">${t.t("createdBy")}</th><th scope="col">${t.t("createdAt")}</th><th scope="col">${t.t("lastUsed")}</th><th scope="col">${t.t("revoked")}</th><th scope="col"><span class="skip">${t.t("revoke")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("keyName")}</th><th scope="col">${t.t("createdBy")}</th><th scope="col">${t.t("createdAt")}</th><th scope="col">${t.t("lastUsed")}</th><th scope="col">${t.t("revoked")}</th><th scope="col"><span class="visually-hidden">${t.t("revoke")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
 }`,
   );
 }
@@ -200,13 +200,13 @@ ${
 <div class="secret"><code id="invite-url">${input.invite.url}</code><button type="button" data-copy="invite-url" data-copied="${t.t("copied")}">${t.t("copy")}</button></div></section>`
     : ""
 }
-<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("name")}</th><th scope="col">${t.t("email")}</th><th scope="col">${t.t("joinedOn")}</th><th scope="col"><span class="skip">${t.t("remove")}</span></th></tr></thead><tbody>
+<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("name")}</th><th scope="col">${t.t("email")}</th><th scope="col">${t.t("joinedOn")}</th><th scope="col"><span class="visually-hidden">${t.t("remove")}</span></th></tr></thead><tbody>
 ${input.members.map(
   (
     member,
   ) => html`<tr><td>${member.name ?? ""}${member.id === input.selfMemberId ? html` <span class="muted">(${t.t("you")})</span>` : ""}${member.signed_up ? "" : html` <span class="muted small">(${t.t("notJoined")})</span>`}</td>
 <td>${member.email}</td><td>${t.date(member.created_at)}</td>
-<td><a href="${workspacePath(input.workspaceId, `members/${member.id}/remove`)}">${t.t("remove")}<span class="skip"> ${member.email}</span></a></td></tr>`,
+<td><a href="${workspacePath(input.workspaceId, `members/${member.id}/remove`)}">${t.t("remove")}<span class="visually-hidden"> ${member.email}</span></a></td></tr>`,
 )}
 </tbody></table></div>
 <h2>${t.t("inviteMember")}</h2>

@@ -101,6 +101,9 @@ export function safeNext(next: unknown): string | undefined {
     : undefined;
 }
 
+/** Every console route as `METHOD /path` (the security tests sweep them all). */
+export const CONSOLE_ROUTES = new Set<string>();
+
 type Form = Record<string, string>;
 const formOf = (request: FastifyRequest): Form => (request.body as Form | undefined) ?? {};
 
@@ -147,6 +150,13 @@ const DOMAIN_MESSAGES: Record<string, MessageKey> = {
  */
 const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db, config } = services;
+  app.addHook("onRoute", (route) => {
+    // Pages, not API: kept out of /openapi.json.
+    route.schema = { ...route.schema, hide: true };
+    for (const method of [route.method].flat()) {
+      if (method !== "HEAD") CONSOLE_ROUTES.add(`${method} ${route.url}`);
+    }
+  });
   const secure = config.publicUrl.startsWith("https:");
   const cookieFlags = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 
@@ -435,7 +445,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
 
   await app.register(
     async (workspaceScope) =>
-      workspacePages(workspaceScope, services, { sendPage, contextOf, requireSession }),
+      workspacePages(workspaceScope, services, { sendPage, contextOf, requireSession, clearSessionCookie }),
     {
       prefix: "/w/:workspaceId",
     },
@@ -446,6 +456,7 @@ interface PageTools {
   sendPage(reply: FastifyReply, page: string, status?: number): FastifyReply;
   contextOf(request: FastifyRequest, reply: FastifyReply): Promise<PageContext>;
   requireSession(request: FastifyRequest, reply: FastifyReply): SignedInAccount | null;
+  clearSessionCookie(reply: FastifyReply): FastifyReply;
 }
 
 const workspaceNotices: Record<string, MessageKey> = {
@@ -458,7 +469,7 @@ const workspaceNotices: Record<string, MessageKey> = {
 /** The pages of one workspace: only for its active members, checked on every request. */
 async function workspacePages(app: FastifyInstance, services: Services, tools: PageTools): Promise<void> {
   const { db } = services;
-  const { sendPage, contextOf, requireSession } = tools;
+  const { sendPage, contextOf, requireSession, clearSessionCookie } = tools;
 
   app.addHook("preHandler", async (request, reply) => {
     const session = requireSession(request, reply);
@@ -467,7 +478,16 @@ async function workspacePages(app: FastifyInstance, services: Services, tools: P
     const membership = UUID.test(workspaceId)
       ? await findMembership(db, session.account.id, workspaceId)
       : undefined;
-    if (!membership) throw new PageError(404, "notFound");
+    if (!membership) {
+      // Removed from every workspace: the session has nothing left to open, so it ends here.
+      if ((await listMemberships(db, session.account.id)).length === 0) {
+        await endSession(db, session.token);
+        request.consoleSession = null;
+        clearSessionCookie(reply);
+        return reply.redirect(`${CONSOLE_PREFIX}/sign-in`, 303);
+      }
+      throw new PageError(404, "notFound");
+    }
     request.consoleMembership = membership;
   });
 

@@ -1,0 +1,305 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { ConsoleBrowser, csrfOf, PASSWORD, signedUpMember } from "../../support/console.ts";
+import { seedLeads } from "../../support/seed.ts";
+
+let harness: TestApp;
+beforeAll(async () => {
+  harness = await startTestApp();
+});
+afterAll(async () => harness?.close());
+
+const KEY_PATTERN = /ldk_[A-Za-z0-9_-]{43}/;
+
+describe("console pages", () => {
+  it("creates a key shown once, sees its last use, revokes it after a confirmation, and the API refuses it", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "keys@agency.test", "Kim Keys");
+    const keysPath = `/app/w/${workspace.workspaceId}/keys`;
+    const created = await browser.submit(keysPath, keysPath, { name: "CRM sync" });
+    expect(created.statusCode).toBe(201);
+    const key = KEY_PATTERN.exec(created.body)?.[0] ?? "";
+    expect(key).not.toBe("");
+    expect(created.body).toContain('data-copy="new-key-value"');
+
+    const listed = await browser.get(keysPath);
+    expect(listed.body).not.toContain(key);
+    const row = () => /<tr>\s*<td>CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(listed.body)?.[1] ?? "";
+    expect(row()).toContain("Kim Keys");
+    expect(row()).toMatch(/<td>never<\/td>/);
+
+    const credits = await harness.app.inject({
+      url: "/v1/credits",
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(credits.statusCode).toBe(200);
+    const afterUse = await browser.get(keysPath);
+    const usedRow = /<tr>\s*<td>CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(afterUse.body)?.[1] ?? "";
+    expect(usedRow).not.toMatch(/<td>never<\/td>\s*<td><span class="muted">active/);
+    expect(usedRow).toMatch(/UTC<\/td>\s*<td>[^<]*UTC<\/td>/);
+
+    const keyId = /keys\/([0-9a-f-]{36})\/revoke"[^>]*>Revoke<span class="visually-hidden"> CRM sync/.exec(
+      afterUse.body,
+    )?.[1];
+    expect(keyId).toBeDefined();
+    const confirmPath = `${keysPath}/${keyId}/revoke`;
+    const confirm = await browser.get(confirmPath);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain("cannot be undone");
+    const revoked = await browser.post(confirmPath, { csrf_token: csrfOf(confirm.body) });
+    expect(revoked.statusCode).toBe(303);
+    expect(revoked.headers.location).toBe(`${keysPath}?done=revoked`);
+    const refused = await harness.app.inject({
+      url: "/v1/credits",
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().error.code).toBe("invalid_api_key");
+  });
+
+  it("invites a member who sets a password and signs in, then removes them", async () => {
+    const workspace = await createWorkspace(harness.app, { name: "Invite Agency" });
+    const owner = await signedUpMember(
+      harness.app,
+      workspace.workspaceId,
+      "owner@invite.test",
+      "Olive Owner",
+    );
+    const membersPath = `/app/w/${workspace.workspaceId}/members`;
+    const invited = await owner.submit(membersPath, `${membersPath}/invite`, {
+      email: "new@invite.test",
+      name: "",
+    });
+    expect(invited.statusCode).toBe(201);
+    const link = /<code id="invite-url">([^<]+)<\/code>/.exec(invited.body)?.[1] ?? "";
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:3000\/app\/invite\/[A-Za-z0-9_-]{43}$/);
+    expect((await owner.get(membersPath)).body).not.toContain(link);
+
+    const newcomer = new ConsoleBrowser(harness.app);
+    const invitePath = new URL(link).pathname;
+    const page = await newcomer.get(invitePath);
+    expect(page.body).toContain("Join Invite Agency");
+    expect(
+      (
+        await newcomer.post(invitePath, {
+          csrf_token: csrfOf(page.body),
+          name: "Nina New",
+          password: PASSWORD,
+        })
+      ).statusCode,
+    ).toBe(303);
+    await newcomer.post("/app/sign-out", { csrf_token: csrfOf((await newcomer.get("/app/account")).body) });
+    expect((await newcomer.get(`/app/w/${workspace.workspaceId}`)).statusCode).toBe(303);
+    const signIn = await newcomer.submit("/app/sign-in", "/app/sign-in", {
+      email: "NEW@invite.test",
+      password: PASSWORD,
+    });
+    expect(signIn.statusCode).toBe(303);
+    expect((await newcomer.get(`/app/w/${workspace.workspaceId}`)).body).toContain("Invite Agency");
+
+    const members = await owner.get(membersPath);
+    expect(members.body).toContain("Nina New");
+    const memberId =
+      /members\/([0-9a-f-]{36})\/remove"[^>]*>Remove<span class="visually-hidden"> new@invite.test/.exec(
+        members.body,
+      )?.[1];
+    const confirmPath = `${membersPath}/${memberId}/remove`;
+    expect((await owner.submit(confirmPath, confirmPath, {})).statusCode).toBe(303);
+    expect((await owner.get(membersPath)).body).not.toContain("Nina New");
+    expect((await newcomer.get(`/app/w/${workspace.workspaceId}`)).statusCode).toBe(303);
+  });
+
+  it("follows the member's language, and saves the workspace settings", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "lang@agency.test", "Luc");
+    expect((await browser.get(`/app/w/${workspace.workspaceId}/keys`)).body).toContain('<html lang="en">');
+    expect(
+      (await browser.submit("/app/account", "/app/account/profile", { name: "Luc", language: "fr" }))
+        .statusCode,
+    ).toBe(303);
+    const french = await browser.get(`/app/w/${workspace.workspaceId}/keys`);
+    expect(french.body).toContain('<html lang="fr">');
+    expect(french.body).toContain("<h1>Clés d&#39;API</h1>");
+
+    const settingsPath = `/app/w/${workspace.workspaceId}/settings`;
+    const saved = await browser.submit(settingsPath, settingsPath, {
+      language: "fr",
+      sender_name: "Luc Tremblay",
+      sender_company: "Web Boréal",
+      offer: "",
+    });
+    expect(saved.statusCode).toBe(303);
+    const row = await harness.database.db
+      .selectFrom("workspaces")
+      .selectAll()
+      .where("id", "=", workspace.workspaceId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      language: "fr",
+      sender_name: "Luc Tremblay",
+      sender_company: "Web Boréal",
+      offer: null,
+    });
+    const bad = await browser.submit(settingsPath, settingsPath, {
+      language: "de",
+      sender_name: "",
+      sender_company: "",
+      offer: "",
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it("lists leads with flags and pages, drafts one for 1 credit, exports CSV and shows the ledger", async () => {
+    const workspace = await createWorkspace(harness.app, { name: "Lead Agency" });
+    await adminRequest(harness.app, "PATCH", `/admin/workspaces/${workspace.workspaceId}`, {
+      sender_name: "Sam",
+    });
+    const base = new Date("2026-01-01T00:00:00.000Z").getTime();
+    const ids = await seedLeads(
+      harness.database.db,
+      workspace.workspaceId,
+      Array.from({ length: 30 }, (_, index) => ({
+        place_id: `lead-agency-${index}`,
+        name: index === 29 ? "=HYPERLINK(evil)" : `Plomberie ${index}`,
+        website: index === 29 ? null : undefined,
+      })),
+      (index) => new Date(base + index * 1000),
+    );
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "leads@agency.test");
+    const leadsPath = `/app/w/${workspace.workspaceId}/leads`;
+    const first = await browser.get(leadsPath);
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain("No website");
+    expect((first.body.match(/<tr><td><a href=/g) ?? []).length).toBe(25);
+    const next = /href="([^"]+cursor=[^"]+)"/.exec(first.body)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    const second = await browser.get(next);
+    expect((second.body.match(/<tr><td><a href=/g) ?? []).length).toBe(5);
+    expect(second.body).toContain("Plomberie 0");
+
+    const noWebsiteLead = ids[29] ?? "";
+    const leadPath = `${leadsPath}/${noWebsiteLead}`;
+    const drafted = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "en" });
+    expect(drafted.statusCode).toBe(303);
+    const leadPage = await browser.get(drafted.headers.location as string);
+    expect(leadPage.body).toContain("Draft written: 1 credit spent.");
+    expect(leadPage.body).toContain("no_website");
+    const stored = await harness.database.db
+      .selectFrom("drafts")
+      .selectAll()
+      .where("lead_id", "=", noWebsiteLead)
+      .executeTakeFirstOrThrow();
+    expect(leadPage.body).toContain(stored.subject.replaceAll("'", "&#39;"));
+    const credits = await harness.app.inject({ url: "/v1/credits", headers: workspace.auth });
+    expect(credits.json().balance).toBe(9);
+
+    // A lead with nothing verified: 422 like the API, nothing charged.
+    const unverified = `${leadsPath}/${ids[0]}`;
+    const refused = await browser.submit(unverified, `${unverified}/draft`, { locale: "en" });
+    expect(refused.statusCode).toBe(422);
+    expect((await harness.app.inject({ url: "/v1/credits", headers: workspace.auth })).json().balance).toBe(
+      9,
+    );
+
+    const csv = await browser.get(`/app/w/${workspace.workspaceId}/leads.csv`);
+    expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
+    expect(csv.headers["content-disposition"]).toContain("leads.csv");
+    const lines = csv.body.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(
+      "id,name,category,address,website,email,outreach_status,added_at,no_website_flag,not_mobile_friendly_flag,outdated_website_flag,last_media_year",
+    );
+    expect(lines).toHaveLength(31);
+    expect(lines[1]).toContain(`${noWebsiteLead},'=HYPERLINK(evil),Plumber,,,,drafted,`);
+
+    await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/credit-purchases`, {
+      credits: 50,
+    });
+    const ledger = await browser.get(`/app/w/${workspace.workspaceId}/credits`);
+    expect(ledger.body).toContain('<span class="value">59</span>');
+    expect(ledger.body).toContain("Purchase");
+    expect(ledger.body).toContain("+50");
+    expect(ledger.body).toContain("Outreach draft: =HYPERLINK(evil)");
+    expect(ledger.body).toContain("operator");
+  });
+
+  it("shows clear empty states and the overview", async () => {
+    const workspace = await createWorkspace(harness.app, { name: "Empty Agency" });
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "empty@agency.test");
+    const overview = await browser.get(`/app/w/${workspace.workspaceId}`);
+    expect(overview.body).toMatch(/Credit balance<\/span><span class="value"><a [^>]+>10</);
+    expect((await browser.get(`/app/w/${workspace.workspaceId}/leads`)).body).toContain("No leads yet");
+    expect((await browser.get(`/app/w/${workspace.workspaceId}/credits`)).body).toContain(
+      "No credit movement yet",
+    );
+    const signedOut = new ConsoleBrowser(harness.app);
+    const redirected = await signedOut.get(`/app/w/${workspace.workspaceId}/leads`);
+    expect(redirected.statusCode).toBe(303);
+    expect(redirected.headers.location).toBe(
+      `/app/sign-in?next=${encodeURIComponent(`/app/w/${workspace.workspaceId}/leads`)}`,
+    );
+  });
+});
+
+describe("admin invites", () => {
+  it("makes a single-use link for the console, refusing unknown workspaces and people already joined", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const invite = await adminRequest(
+      harness.app,
+      "POST",
+      `/admin/workspaces/${workspace.workspaceId}/invites`,
+      {
+        email: "joiner@agency.test",
+        name: "Jo",
+      },
+    );
+    expect(invite.statusCode).toBe(201);
+    expect(invite.headers["cache-control"]).toBe("no-store");
+    expect(invite.json()).toMatchObject({
+      email: "joiner@agency.test",
+      url: expect.stringMatching(/\/app\/invite\//),
+    });
+    const unknown = await adminRequest(
+      harness.app,
+      "POST",
+      `/admin/workspaces/${crypto.randomUUID()}/invites`,
+      {
+        email: "x@agency.test",
+      },
+    );
+    expect(unknown.statusCode).toBe(404);
+    await signedUpMember(harness.app, workspace.workspaceId, "joined@agency.test");
+    const again = await adminRequest(
+      harness.app,
+      "POST",
+      `/admin/workspaces/${workspace.workspaceId}/invites`,
+      {
+        email: "JOINED@agency.test",
+      },
+    );
+    expect(again.statusCode).toBe(400);
+  });
+
+  it("links an operator-added member to the person who joins with that email, keeping the keys they created", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const operatorMember = await harness.database.db
+      .selectFrom("members")
+      .select(["id", "email"])
+      .where("id", "=", workspace.memberId)
+      .executeTakeFirstOrThrow();
+    const browser = await signedUpMember(
+      harness.app,
+      workspace.workspaceId,
+      operatorMember.email,
+      "Owen Operator",
+    );
+    const members = await harness.database.db
+      .selectFrom("members")
+      .select(["id", "account_id"])
+      .where("workspace_id", "=", workspace.workspaceId)
+      .execute();
+    expect(members).toHaveLength(1);
+    expect(members[0]?.id).toBe(workspace.memberId);
+    expect(members[0]?.account_id).not.toBeNull();
+    const keys = await browser.get(`/app/w/${workspace.workspaceId}/keys`);
+    expect(keys.body).toMatch(/<td>server<\/td>\s*<td>Owen Operator<\/td>/);
+  });
+});
