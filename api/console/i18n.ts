@@ -133,7 +133,7 @@ const en = {
 } as const;
 
 export type MessageKey = keyof typeof en;
-export type Messages = Record<MessageKey, string>;
+type Messages = Record<MessageKey, string>;
 
 const fr: Messages = {
   appName: "Prospection",

@@ -12,8 +12,10 @@ import {
 import { acceptInvite, createInvite, findOpenInvite } from "../../shared/accounts/invites.ts";
 import {
   csrfTokenFor,
+  deleteExpiredSessions,
   endSession,
   findSession,
+  SESSION_TTL_MS,
   type SignedInAccount,
   startSession,
 } from "../../shared/accounts/sessions.ts";
@@ -94,7 +96,7 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 }
 
 /** Where sign-in may send the person afterwards: only our own console and consent pages. */
-export function safeNext(next: unknown): string | undefined {
+function safeNext(next: unknown): string | undefined {
   if (typeof next !== "string" || next.length > 2000) return undefined;
   return /^\/(app(\/|$)|oauth\/authorize\?)/.test(next) && !next.startsWith("//") && !next.includes("\\")
     ? next
@@ -170,7 +172,10 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   app.decorateRequest("consoleMembership", null);
 
   const setSessionCookie = (reply: FastifyReply, token: string) =>
-    reply.header("set-cookie", `${SESSION_COOKIE}=${token}; ${cookieFlags}; Max-Age=${14 * 24 * 3600}`);
+    reply.header(
+      "set-cookie",
+      `${SESSION_COOKIE}=${token}; ${cookieFlags}; Max-Age=${SESSION_TTL_MS / 1000}`,
+    );
   const clearSessionCookie = (reply: FastifyReply) =>
     reply.header("set-cookie", `${SESSION_COOKIE}=; ${cookieFlags}; Max-Age=0`);
 
@@ -338,6 +343,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
       );
     }
     // Always a new session: whatever session id the browser had is dropped (no fixation).
+    await deleteExpiredSessions(db);
     const previous = readCookie(request, SESSION_COOKIE);
     if (previous) await endSession(db, previous);
     setSessionCookie(reply, await startSession(db, account.id));

@@ -7,7 +7,7 @@ import { findAccountByEmail, normalizeEmail } from "./accounts.ts";
 import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 
 /** An invite link works once, for a week. */
-export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

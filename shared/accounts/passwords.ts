@@ -6,8 +6,8 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:c
  */
 const COST = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 200;
+const MIN_PASSWORD_LENGTH = 10;
+const MAX_PASSWORD_LENGTH = 200;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -59,10 +59,6 @@ export async function endOtherSessions(db: Db, accountId: string, keepToken: str
     .execute();
 }
 
-export async function endAllSessions(db: Db, accountId: string): Promise<void> {
-  await db.deleteFrom("sessions").where("account_id", "=", accountId).execute();
-}
-
 export async function deleteExpiredSessions(db: Db, now: Date = new Date()): Promise<void> {
   await db.deleteFrom("sessions").where("expires_at", "<=", now).execute();
 }

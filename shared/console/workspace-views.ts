@@ -127,7 +127,7 @@ export interface LedgerEntry {
   subject: string | null;
 }
 
-export const LEDGER_HISTORY_LIMIT = 200;
+const LEDGER_HISTORY_LIMIT = 200;
 
 /** The newest entries of the ledger tables (purchases, search charges, drafts), newest first. */
 export async function readCreditHistory(db: Db, workspaceId: string): Promise<LedgerEntry[]> {
