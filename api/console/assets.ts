@@ -29,7 +29,7 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .stats .value { display: block; font-size: 1.6rem; font-weight: 700; }
 .muted { color: var(--muted); }
 .small { font-size: .875rem; }
-.table-wrap { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; }
+.table-wrap { position: relative; overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
@@ -48,7 +48,7 @@ button.link { border: 0; background: none; color: var(--accent); padding: 0; tex
 .alert.error { color: var(--danger); background: #fdeeee; border-color: #efb9b9; }
 .alert.ok { color: var(--ok); background: #eaf7ee; border-color: #a9dcb8; }
 .secret { display: flex; gap: .5rem; align-items: stretch; flex-wrap: wrap; }
-.secret code { flex: 1 1 16rem; padding: .6rem; background: #0f172a; color: #e2e8f0; border-radius: 6px; word-break: break-all; font-size: .9rem; }
+.secret code { flex: 1 1 16rem; min-width: 0; padding: .6rem; background: #0f172a; color: #e2e8f0; border-radius: 6px; word-break: break-all; font-size: .9rem; }
 .flag { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; background: #fff3d6; border: 1px solid #e8c66a; margin: 0 .25rem .25rem 0; }
 .empty { text-align: center; padding: 2rem 1rem; color: var(--muted); }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
