@@ -6,3 +6,11 @@ export const inviteUrl = (publicUrl: string, token: string): string =>
 
 export const workspacePath = (workspaceId: string, page = ""): string =>
   `${CONSOLE_PREFIX}/w/${workspaceId}${page ? `/${page}` : ""}`;
+
+/** Where sign-in may send the person afterwards: only our own console and consent pages. */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== "string" || next.length > 2000) return undefined;
+  return /^\/(app(\/|$)|oauth\/authorize\?)/.test(next) && !next.startsWith("//") && !next.includes("\\")
+    ? next
+    : undefined;
+}

@@ -52,7 +52,7 @@ import {
   signInPage,
   workspacesPage,
 } from "../console/pages.ts";
-import { CONSOLE_PREFIX, inviteUrl, workspacePath } from "../console/paths.ts";
+import { CONSOLE_PREFIX, inviteUrl, safeNext, workspacePath } from "../console/paths.ts";
 import { toApiError } from "../plugins/errors.ts";
 import { draftingDepsOf, type Services } from "../services.ts";
 
@@ -93,14 +93,6 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
     if (separator !== -1 && part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
   }
   return undefined;
-}
-
-/** Where sign-in may send the person afterwards: only our own console and consent pages. */
-function safeNext(next: unknown): string | undefined {
-  if (typeof next !== "string" || next.length > 2000) return undefined;
-  return /^\/(app(\/|$)|oauth\/authorize\?)/.test(next) && !next.startsWith("//") && !next.includes("\\")
-    ? next
-    : undefined;
 }
 
 /** Every console route as `METHOD /path` (the security tests sweep them all). */
