@@ -24,7 +24,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration-pglite",
-          include: ["test/integration/api/**/*.test.ts", "test/integration/db/**/*.test.ts"],
+          include: [
+            "test/integration/api/**/*.test.ts",
+            "test/integration/db/**/*.test.ts",
+            // The console in embedded mode: the same pages over PGlite.
+            "test/integration/console/pages.test.ts",
+          ],
           env: { TEST_DATABASE: "pglite" },
         },
       },
