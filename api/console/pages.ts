@@ -55,7 +55,8 @@ export function invitePage(
     html`${notice("error", input.error)}
 <p>${t.t("joinAs", { email: input.email })}</p>
 <p class="muted">${input.accountExists ? t.t("joinExisting") : t.t("setPassword")}</p>
-<div class="card"><form class="stack" method="post" action="${CONSOLE_PREFIX}/invite/${input.token}">${csrfField(context)}
+<div class="card"><form class="stack" method="post" action="${CONSOLE_PREFIX}/invite">${csrfField(context)}
+<input type="hidden" name="token" value="${input.token}">
 ${input.accountExists ? "" : field("name", t.t("yourName"), html`<input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${input.name ?? ""}">`)}
 ${field(
   "password",

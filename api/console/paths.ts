@@ -14,3 +14,20 @@ export function safeNext(next: unknown): string | undefined {
     ? next
     : undefined;
 }
+
+const INVITE_LINK = /^\/app\/invite\/([A-Za-z0-9_-]{43})(\?.*)?$/;
+const inviteTokens = new WeakMap<object, string>();
+
+/**
+ * Fastify's `rewriteUrl`: an invite link's token leaves the URL before routing, so the request
+ * log line shows `/app/invite`, never the secret; the page reads it back with `inviteTokenOf`.
+ */
+export function hideInviteToken(request: { url?: string; method?: string }): string {
+  const url = request.url ?? "/";
+  const match = request.method === "GET" || request.method === "HEAD" ? INVITE_LINK.exec(url) : null;
+  if (!match?.[1]) return url;
+  inviteTokens.set(request, match[1]);
+  return `${CONSOLE_PREFIX}/invite${match[2] ?? ""}`;
+}
+
+export const inviteTokenOf = (rawRequest: object): string | undefined => inviteTokens.get(rawRequest);

@@ -52,7 +52,7 @@ import {
   signInPage,
   workspacesPage,
 } from "../console/pages.ts";
-import { CONSOLE_PREFIX, inviteUrl, safeNext, workspacePath } from "../console/paths.ts";
+import { CONSOLE_PREFIX, inviteTokenOf, inviteUrl, safeNext, workspacePath } from "../console/paths.ts";
 import { toApiError } from "../plugins/errors.ts";
 import { draftingDepsOf, type Services } from "../services.ts";
 
@@ -348,8 +348,8 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
     return reply.redirect(`${CONSOLE_PREFIX}/sign-in?signed_out=1`, 303);
   });
 
-  app.get(`/invite/:token`, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.get(`/invite`, async (request, reply) => {
+    const token = inviteTokenOf(request.raw) ?? "";
     const invite = await findOpenInvite(db, token);
     if (!invite) throw new PageError(404, "inviteInvalid");
     return sendPage(
@@ -364,9 +364,9 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
     );
   });
 
-  app.post(`/invite/:token`, async (request, reply) => {
-    const { token } = request.params as { token: string };
+  app.post(`/invite`, async (request, reply) => {
     const form = formOf(request);
+    const token = form.token ?? "";
     const invite = await findOpenInvite(db, token);
     if (!invite) throw new PageError(404, "inviteInvalid");
     const password = (form.password ?? "").slice(0, 1000);

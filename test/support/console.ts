@@ -86,7 +86,14 @@ export async function signedUpMember(
 ): Promise<ConsoleBrowser> {
   const browser = new ConsoleBrowser(app);
   const invitePath = await inviteByAdmin(app, workspaceId, email);
-  const joined = await browser.submit(invitePath, invitePath, { name, password: PASSWORD });
+  const joined = await browser.submit(invitePath, "/app/invite", {
+    token: tokenOf(invitePath),
+    name,
+    password: PASSWORD,
+  });
   if (joined.statusCode !== 303) throw new Error(`join: ${joined.statusCode} ${joined.body.slice(0, 300)}`);
   return browser;
 }
+
+/** The secret of an invite link's path (its last segment). */
+export const tokenOf = (invitePath: string): string => invitePath.split("/").at(-1) ?? "";

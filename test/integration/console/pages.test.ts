@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import { ConsoleBrowser, csrfOf, PASSWORD, signedUpMember } from "../../support/console.ts";
+import { ConsoleBrowser, csrfOf, PASSWORD, signedUpMember, tokenOf } from "../../support/console.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 let harness: TestApp;
@@ -81,7 +81,8 @@ describe("console pages", () => {
     expect(page.body).toContain("Join Invite Agency");
     expect(
       (
-        await newcomer.post(invitePath, {
+        await newcomer.post("/app/invite", {
+          token: tokenOf(invitePath),
           csrf_token: csrfOf(page.body),
           name: "Nina New",
           password: PASSWORD,

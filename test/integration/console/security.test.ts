@@ -1,5 +1,9 @@
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../../api/app.ts";
 import { CONSOLE_ROUTES } from "../../../api/routes/console.ts";
+import { createServices } from "../../../api/services.ts";
+import { loggerOptions } from "../../../shared/logger.ts";
 import { hashSecret } from "../../../shared/workspaces/api-keys.ts";
 import {
   adminRequest,
@@ -9,7 +13,14 @@ import {
   type TestApp,
   type TestWorkspace,
 } from "../../support/app.ts";
-import { ConsoleBrowser, csrfOf, inviteByAdmin, PASSWORD, signedUpMember } from "../../support/console.ts";
+import {
+  ConsoleBrowser,
+  csrfOf,
+  inviteByAdmin,
+  PASSWORD,
+  signedUpMember,
+  tokenOf,
+} from "../../support/console.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 let harness: TestApp;
@@ -154,6 +165,7 @@ describe("console security", () => {
     };
     const before = await snapshot();
     const fields = {
+      token: inviteToken ?? "",
       email: "csrf@agency.test",
       password: PASSWORD,
       name: "Evil",
@@ -309,7 +321,10 @@ describe("console security", () => {
     const first = await seededWorkspace("First Agency", "first@agency.test");
     const second = await createWorkspace(harness.app, { name: "Second Agency" });
     const path = await inviteByAdmin(harness.app, second.workspaceId, "first@agency.test");
-    const joined = await first.browser.submit(path, path, { password: PASSWORD });
+    const joined = await first.browser.submit(path, "/app/invite", {
+      token: tokenOf(path),
+      password: PASSWORD,
+    });
     expect(joined.statusCode).toBe(303);
     expect((await first.browser.get(`/app/w/${second.workspaceId}`)).statusCode).toBe(200);
     const member = await harness.database.db
@@ -417,20 +432,23 @@ describe("console security", () => {
     expect(invites.map((invite) => invite.token_hash)).toContain(hashSecret(token));
     expect(JSON.stringify(invites)).not.toContain(token);
 
-    const tooShort = await new ConsoleBrowser(harness.app).submit(path, path, {
+    const tooShort = await new ConsoleBrowser(harness.app).submit(path, "/app/invite", {
+      token,
       name: "Once",
       password: "short",
     });
     expect(tooShort.statusCode).toBe(400);
     expect(tooShort.body).toContain("at least 10 characters");
-    const first = await new ConsoleBrowser(harness.app).submit(path, path, {
+    const first = await new ConsoleBrowser(harness.app).submit(path, "/app/invite", {
+      token,
       name: "Once",
       password: PASSWORD,
     });
     expect(first.statusCode).toBe(303);
     const second = new ConsoleBrowser(harness.app);
     expect((await second.get(path)).statusCode).toBe(404);
-    const reuse = await second.post(path, {
+    const reuse = await second.post("/app/invite", {
+      token,
       csrf_token: csrfOf((await second.get("/app/sign-in")).body),
       name: "Again",
       password: PASSWORD,
@@ -451,6 +469,34 @@ describe("console security", () => {
       .where("email", "=", "late@agency.test")
       .execute();
     expect((await new ConsoleBrowser(harness.app).get(expiring)).statusCode).toBe(404);
+  });
+
+  it("keeps the invite token and the password out of the request logs", async () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions("info", "test"), { write: (line: string) => lines.push(line) });
+    const services = await createServices(harness.config, logger, { db: harness.database.db });
+    const logged = await buildApp({ services, logger });
+    try {
+      const workspace = await createWorkspace(logged);
+      const path = await inviteByAdmin(logged, workspace.workspaceId, "quiet@agency.test");
+      const browser = new ConsoleBrowser(logged);
+      const page = await browser.get(path);
+      expect(page.statusCode).toBe(200);
+      const joined = await browser.post("/app/invite", {
+        csrf_token: csrfOf(page.body),
+        token: tokenOf(path),
+        name: "Quiet",
+        password: PASSWORD,
+      });
+      expect(joined.statusCode).toBe(303);
+      const output = lines.join("");
+      expect(output).toContain('"url":"/app/invite"');
+      expect(output).not.toContain(tokenOf(path));
+      expect(output).not.toContain(PASSWORD);
+    } finally {
+      await logged.close();
+      await services.close();
+    }
   });
 
   it("sends the console's security headers and no cross-site framing", async () => {
