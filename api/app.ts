@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { adminGuard } from "./plugins/admin-guard.ts";
 import { CONSOLE_PREFIX, hideInviteToken } from "./console/paths.ts";
+import { adminGuard } from "./plugins/admin-guard.ts";
 import authentication from "./plugins/authentication.ts";
 import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
 import errors, { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from "./plugins/errors.ts";

@@ -51,10 +51,31 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`.execute(db);
   await sql`create index sessions_account on sessions (account_id)`.execute(db);
   await sql`create index sessions_expiry on sessions (expires_at)`.execute(db);
+
+  // OAuth consent is given by a signed-in member now: the grant names the member (and through
+  // it the person and the workspace). Grants approved with an API key before keep that key.
+  await sql`alter table oauth_grants alter column approved_with_api_key_id drop not null`.execute(db);
+  await sql`alter table oauth_grants add column approved_by_member_id uuid references members (id)`.execute(
+    db,
+  );
+  await sql`
+    alter table oauth_grants add constraint oauth_grants_approver
+      check (approved_with_api_key_id is not null or approved_by_member_id is not null)`.execute(db);
+  await sql`create index oauth_grants_member on oauth_grants (approved_by_member_id)`.execute(db);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: see up().
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`delete from oauth_tokens where grant_id in (select id from oauth_grants where approved_with_api_key_id is null)`.execute(
+    db,
+  );
+  await sql`delete from oauth_authorization_codes where grant_id in (select id from oauth_grants where approved_with_api_key_id is null)`.execute(
+    db,
+  );
+  await sql`delete from oauth_grants where approved_with_api_key_id is null`.execute(db);
+  await sql`alter table oauth_grants drop constraint if exists oauth_grants_approver`.execute(db);
+  await sql`alter table oauth_grants drop column if exists approved_by_member_id`.execute(db);
+  await sql`alter table oauth_grants alter column approved_with_api_key_id set not null`.execute(db);
   await sql`drop table if exists sessions`.execute(db);
   await sql`drop table if exists invites`.execute(db);
   await sql`drop index if exists members_account_workspace`.execute(db);

@@ -2,10 +2,11 @@
 export interface Principal {
   workspaceId: string;
   /**
-   * The API key behind the request: the key itself, or the key that approved the OAuth grant.
-   * Rate limits are counted per API key, so every grant of one key shares the key's buckets.
+   * Who rate limits count against: the API key itself; for an OAuth token, the member who
+   * approved its grant (that person in that workspace, `member:<id>`), so every client they
+   * connect shares one set of buckets (or, for a grant from before the console, its approving key).
    */
-  apiKeyId: string;
+  rateLimitId: string;
   kind: "api_key" | "oauth_token";
 }
 

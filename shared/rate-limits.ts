@@ -119,17 +119,18 @@ export const rateLimitUnavailable = (cause: unknown) =>
   });
 
 /**
- * The one "consume or throw" of the per-key limits, for /v1 and /mcp alike: spends one request
- * of `bucket` for the API key, and returns the `RateLimit-*` headers, or throws 429 / 503.
+ * The one "consume or throw" of the per-credential limits, for /v1 and /mcp alike: spends one
+ * request of `bucket` for the principal's rate-limit identity (an API key, or the member who
+ * approved an OAuth token), and returns the `RateLimit-*` headers, or throws 429 / 503.
  */
 export async function consumeOrThrow(
   limiter: RateLimiter,
   bucket: RateLimitBucket,
-  apiKeyId: string,
+  rateLimitId: string,
 ): Promise<Record<string, string>> {
   let decision: RateLimitDecision;
   try {
-    decision = await limiter.consume(bucket, apiKeyId);
+    decision = await limiter.consume(bucket, rateLimitId);
   } catch (error) {
     throw rateLimitUnavailable(error);
   }
@@ -142,7 +143,7 @@ export async function consumeOrThrow(
   if (!decision.allowed) {
     throw new ApiError(
       "rate_limited",
-      `Rate limit of ${decision.limit} requests per minute for this API key reached (its OAuth connections included). Retry after 60 seconds.`,
+      `Rate limit of ${decision.limit} requests per minute reached for this API key (or, for an OAuth token, for the member who approved it, all their connections included). Retry after 60 seconds.`,
       { headers: { ...headers, "Retry-After": RETRY_AFTER_SECONDS } },
     );
   }

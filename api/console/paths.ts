@@ -1,6 +1,9 @@
 /** Where the console lives; every page and form address is built here. */
 export const CONSOLE_PREFIX = "/app";
 
+/** The session cookie: read by the console and by the OAuth consent page, so its path is `/`. */
+export const SESSION_COOKIE = "ld_session";
+
 export const inviteUrl = (publicUrl: string, token: string): string =>
   `${publicUrl}${CONSOLE_PREFIX}/invite/${token}`;
 

@@ -60,7 +60,7 @@ export function createLeadMcpServer(deps: LeadToolsDeps): McpServer {
     <Args>(bucket: RateLimitBucket, work: (args: Args, signal: AbortSignal) => Promise<unknown>) =>
     async (args: Args, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
       try {
-        await consumeOrThrow(deps.rateLimiter, bucket, principal.apiKeyId);
+        await consumeOrThrow(deps.rateLimiter, bucket, principal.rateLimitId);
         return jsonResult(await work(args, extra.signal));
       } catch (error) {
         if (error instanceof ApiError) {

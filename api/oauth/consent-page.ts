@@ -19,7 +19,9 @@ ul { padding-left: 1.25rem; }
 .box p:last-child { margin-bottom: 0; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
-input[type=password] { width: 100%; padding: 0.6rem 0.7rem; font: inherit; border: 1px solid var(--line); border-radius: 6px; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.5rem 1rem 0.75rem; margin: 0 0 1rem; }
+legend { font-weight: 600; padding: 0 0.25rem; }
+label.choice { font-weight: 400; display: flex; gap: 0.5rem; align-items: center; padding: 0.25rem 0; }
 .alert { color: #9b1c1c; background: #fdecec; border: 1px solid #f5c2c2; border-radius: 6px; padding: 0.5rem 0.75rem; }
 .actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; }
 button { font: inherit; padding: 0.6rem 1.4rem; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
@@ -32,13 +34,13 @@ const STYLE_HASH = `sha256-${createHash("sha256").update(STYLE).digest("base64")
 export const CONSENT_FORM = {
   requestId: "request_id",
   csrfToken: "csrf_token",
-  apiKey: "api_key",
+  workspace: "workspace_id",
   decision: "decision",
 } as const;
 
 const SCOPE_MEANINGS: Record<string, string> = {
-  email: "email address",
-  profile: "basic profile",
+  email: "your email address",
+  profile: "your name",
 };
 
 export function escapeHtml(text: string): string {
@@ -98,7 +100,10 @@ export interface ConsentPageInput {
   scopes: readonly string[];
   requestId: string;
   csrfToken: string;
-  /** Shown above the form after a refused key. */
+  /** The signed-in person who decides, and the workspaces they may connect. */
+  account: { name: string; email: string };
+  workspaces: readonly { id: string; name: string }[];
+  /** Shown above the form after a refused choice. */
   error?: string;
 }
 
@@ -124,16 +129,23 @@ After your answer you go back to <strong>${redirectHost}</strong>.</p>
 <li>list and read the workspace's saved leads and its credit balance;</li>
 <li>run searches and draft outreach emails, which <strong>spend the workspace's credits</strong>.</li>
 </ul>
-<p>Scopes requested <span class="muted">(recorded with the grant; this API shares no personal data)</span>:</p>
+<p>Scopes requested <span class="muted">(your name and email are given to the app only for the scopes below)</span>:</p>
 <ul>${scopes}</ul>
 ${error}
 <form method="post" action="authorize">
 <input type="hidden" name="${CONSENT_FORM.requestId}" value="${escapeHtml(input.requestId)}">
 <input type="hidden" name="${CONSENT_FORM.csrfToken}" value="${escapeHtml(input.csrfToken)}">
-<label for="api-key">Workspace API key</label>
-<input id="api-key" type="password" name="${CONSENT_FORM.apiKey}" required autocomplete="off" spellcheck="false" placeholder="ldk_…">
-<p class="muted">Paste a key of the workspace to connect. It is checked here and never given to ${client}.
-Access lasts until the app disconnects or that key is revoked.</p>
+<p>Signed in as <strong>${escapeHtml(input.account.name)}</strong> <span class="muted">(${escapeHtml(input.account.email)})</span>.</p>
+<fieldset>
+<legend>Workspace to connect</legend>
+${input.workspaces
+  .map(
+    (workspace, index) =>
+      `<label class="choice"><input type="radio" name="${CONSENT_FORM.workspace}" value="${escapeHtml(workspace.id)}"${index === 0 ? " checked" : ""} required> ${escapeHtml(workspace.name)}</label>`,
+  )
+  .join("\n")}
+</fieldset>
+<p class="muted">Access lasts until the app disconnects or you leave that workspace.</p>
 <div class="actions">
 <button class="approve" type="submit" name="${CONSENT_FORM.decision}" value="approve">Approve</button>
 <button type="submit" name="${CONSENT_FORM.decision}" value="deny" formnovalidate>Deny</button>

@@ -16,7 +16,11 @@ async function rateLimitPlugin(app: FastifyInstance, options: { limiter: RateLim
   app.decorate("enforceRateLimit", async (request: FastifyRequest) => {
     const bucket = request.routeOptions.config.rateLimitBucket;
     if (!bucket) return;
-    request.rateLimitHeaders = await consumeOrThrow(options.limiter, bucket, principalOf(request).apiKeyId);
+    request.rateLimitHeaders = await consumeOrThrow(
+      options.limiter,
+      bucket,
+      principalOf(request).rateLimitId,
+    );
   });
   app.decorateRequest("rateLimitHeaders", null);
   // Headers go on every limited response, errors included (the error handler adds its own on 429).

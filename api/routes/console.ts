@@ -52,12 +52,17 @@ import {
   signInPage,
   workspacesPage,
 } from "../console/pages.ts";
-import { CONSOLE_PREFIX, inviteTokenOf, inviteUrl, safeNext, workspacePath } from "../console/paths.ts";
+import {
+  CONSOLE_PREFIX,
+  inviteTokenOf,
+  inviteUrl,
+  SESSION_COOKIE,
+  safeNext,
+  workspacePath,
+} from "../console/paths.ts";
 import { toApiError } from "../plugins/errors.ts";
 import { draftingDepsOf, type Services } from "../services.ts";
 
-/** The session cookie: read by the console and by the OAuth consent page, so its path is `/`. */
-export const SESSION_COOKIE = "ld_session";
 /** Before sign-in, the forms' CSRF token is derived from this random cookie (login CSRF). */
 const PRE_SESSION_COOKIE = "ld_pre";
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";

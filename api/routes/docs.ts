@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
-import { MAX_LIVE_GRANTS_PER_KEY } from "../../shared/oauth/authorization.ts";
+import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
 
 const referencePath = new URL("../docs/reference.md", import.meta.url);
 
@@ -15,7 +15,7 @@ export async function renderReference(
   let text = template
     .replaceAll("{{READ_PER_MIN}}", String(rateLimits.readPerMinute))
     .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
-    .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_KEY));
+    .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER));
   for (const tier of ["paid", "free_trial"] as const) {
     for (const [kind, limit] of Object.entries(costLimits[tier])) {
       text = text.replaceAll(`{{${tier.toUpperCase()}_${kind.toUpperCase()}}}`, String(limit));

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { bearerTokenOf } from "../../shared/auth.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { DEFAULT_SCOPE, oauthEndpoints } from "../../shared/oauth/metadata.ts";
-import { verifyAccessToken } from "../../shared/oauth/tokens.ts";
+import { principalOfAccessToken, verifyAccessToken } from "../../shared/oauth/tokens.ts";
 import { createLeadMcpServer } from "../mcp/lead-tools.ts";
 import { draftingDepsOf, type Services, searchDepsOf } from "../services.ts";
 
@@ -44,7 +44,7 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
         "The access token is unknown, expired or revoked",
       );
     }
-    request.principal = { workspaceId: info.workspaceId, apiKeyId: info.apiKeyId, kind: "oauth_token" };
+    request.principal = principalOfAccessToken(info);
   });
 
   app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { listMemberships, type Membership } from "../../shared/accounts/accounts.ts";
+import { findSession } from "../../shared/accounts/sessions.ts";
 import type { Db } from "../../shared/db/database.ts";
 import type { ApiError } from "../../shared/errors.ts";
 import {
@@ -18,8 +20,10 @@ import {
   revokeToken,
   type TokenLifetimes,
 } from "../../shared/oauth/tokens.ts";
+import { readUserInfo } from "../../shared/oauth/userinfo.ts";
 import { type AddressBucket, type AddressLimiter, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
 import { isStorableText } from "../../shared/text-input.ts";
+import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
 import {
   CONSENT_FORM,
   pageSecurityHeaders,
@@ -36,6 +40,11 @@ export interface OAuthRoutesOptions {
 }
 
 type Params = Record<string, string>;
+
+const toChoice = (membership: Membership) => ({
+  id: membership.workspace_id,
+  name: membership.workspace_name,
+});
 
 /** Ties a consent form to the browser that loaded it (HttpOnly, never readable by a page). */
 const BROWSER_BINDING_COOKIE = "ld_oauth_browser";
@@ -128,6 +137,7 @@ const ADDRESS_BUCKETS: Record<string, AddressBucket> = {
   [AUTHORIZE_PATH]: "oauth",
   "/oauth/token": "oauth",
   "/oauth/revoke": "oauth",
+  "/oauth/userinfo": "oauth",
 };
 
 /** An ApiError as RFC 6749 renders it: 429 and 503 keep their status and Retry-After. */
@@ -153,6 +163,11 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     if (bucket) await consumeAddressOrThrow(addressLimiter, bucket, request.ip);
   });
 
+  /** The console session of this browser (the cookie is shared with /app). */
+  const sessionOf = async (request: FastifyRequest) => {
+    const token = readCookie(request, SESSION_COOKIE);
+    return token ? findSession(db, token) : null;
+  };
   const cookiePath = `${new URL(publicUrl).pathname.replace(/\/$/, "")}/oauth`;
   const secureCookie = publicUrl.startsWith("https:");
 
@@ -215,6 +230,24 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     if (decision.kind === "redirect") {
       return reply.headers(REDIRECT_HEADERS).redirect(decision.location, 302);
     }
+    // The person decides as themselves: sign in first, then come back to this very request.
+    const session = await sessionOf(request);
+    if (!session) {
+      return reply
+        .headers(REDIRECT_HEADERS)
+        .redirect(`${CONSOLE_PREFIX}/sign-in?next=${encodeURIComponent(request.url)}`, 303);
+    }
+    const workspaces = await listMemberships(db, session.account.id);
+    if (workspaces.length === 0) {
+      return sendPage(
+        reply,
+        403,
+        renderErrorPage(
+          "No workspace to connect",
+          "You are not a member of any workspace. Ask a member of your agency for an invite link.",
+        ),
+      );
+    }
     const cookieValue = readCookie(request, BROWSER_BINDING_COOKIE);
     const browserBinding =
       cookieValue !== undefined && looksLikeOpaqueSecret(cookieValue) ? cookieValue : newSecret();
@@ -233,6 +266,8 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
         scopes: consent.scopes,
         requestId,
         csrfToken,
+        account: session.account,
+        workspaces: workspaces.map(toChoice),
       }),
       new URL(consent.redirectUri).origin,
     );
@@ -266,6 +301,14 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
       );
     }
     const { consent } = found;
+    const session = await sessionOf(request);
+    if (!session) {
+      return sendPage(
+        reply,
+        403,
+        renderErrorPage("You are signed out", "Sign in again and restart the connection from the app."),
+      );
+    }
     const redirectOrigin = new URL(consent.redirectUri).origin;
     const decision = form[CONSENT_FORM.decision];
     if (decision !== "approve" && decision !== "deny") {
@@ -274,7 +317,12 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     const outcome =
       decision === "deny"
         ? await denyConsent(db, consent, publicUrl)
-        : await approveConsent(db, consent, (form[CONSENT_FORM.apiKey] ?? "").trim(), publicUrl);
+        : await approveConsent(
+            db,
+            consent,
+            { accountId: session.account.id, workspaceId: form[CONSENT_FORM.workspace] ?? "" },
+            publicUrl,
+          );
     if (outcome.kind === "missing") {
       return sendPage(
         reply,
@@ -285,7 +333,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
         ),
       );
     }
-    if (outcome.kind === "invalid_api_key") {
+    if (outcome.kind === "not_a_member") {
       return sendPage(
         reply,
         400,
@@ -295,7 +343,9 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
           scopes: consent.scopes,
           requestId: consent.id,
           csrfToken: form[CONSENT_FORM.csrfToken] ?? "",
-          error: "That API key is not an active key of any workspace. Check it and try again.",
+          account: session.account,
+          workspaces: (await listMemberships(db, session.account.id)).map(toChoice),
+          error: "You are not a member of that workspace. Choose one of yours.",
         }),
         redirectOrigin,
       );
@@ -333,6 +383,23 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
       );
     }
     return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(tokens);
+  });
+
+  // OpenID Connect's userinfo shape: the approving person's claims, as far as the token's scopes go.
+  app.get("/oauth/userinfo", { schema: { hide: true } }, async (request, reply) => {
+    const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(request.headers.authorization ?? "")?.[1];
+    const info = token ? await readUserInfo(db, token) : null;
+    if (!info) {
+      return reply
+        .code(401)
+        .header("www-authenticate", 'Bearer error="invalid_token"')
+        .header("cache-control", "no-store")
+        .send({
+          error: "invalid_token",
+          error_description: "Missing, unknown, expired or revoked access token.",
+        });
+    }
+    return reply.header("cache-control", "no-store").send(info);
   });
 
   app.post("/oauth/revoke", { schema: { hide: true } }, async (request, reply) => {

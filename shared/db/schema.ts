@@ -179,7 +179,10 @@ export interface OAuthGrantsTable {
   id: Generated<string>;
   client_id: string;
   workspace_id: string;
-  approved_with_api_key_id: string;
+  /** Grants approved by pasting an API key (before the console); null for a member's approval. */
+  approved_with_api_key_id: string | null;
+  /** The member who approved in the console; their removal ends the grant's tokens. */
+  approved_by_member_id: ColumnType<string | null, string | null | undefined, string | null>;
   scope: string;
   resource: string | null;
   created_at: Timestamp;

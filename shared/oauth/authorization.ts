@@ -1,7 +1,8 @@
 import type { Transaction } from "kysely";
+import { findMembership } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
-import { findActiveApiKey, hashSecret } from "../workspaces/api-keys.ts";
+import { hashSecret } from "../workspaces/api-keys.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { OAuthError, type OAuthErrorCode } from "./errors.ts";
 import { checkResourceIndicator, parseScope, type Scope } from "./metadata.ts";
@@ -13,10 +14,10 @@ export const AUTHORIZATION_CODE_TTL_MS = 60_000;
 export const CONSENT_TTL_MS = 10 * 60_000;
 const MAX_STATE_LENGTH = 2000;
 /**
- * Live (unrevoked) grants one API key may have: approving one more revokes the oldest. It bounds
- * what a key holder can store by scripting grants; rate limits are per key, so grants add no requests.
+ * Live (unrevoked) grants one member may have: approving one more revokes the oldest. It bounds
+ * what a person can store by scripting grants; rate limits are per member, so grants add no requests.
  */
-export const MAX_LIVE_GRANTS_PER_KEY = 10;
+export const MAX_LIVE_GRANTS_PER_MEMBER = 10;
 
 /** The query of `GET /oauth/authorize`, as received. */
 export interface AuthorizeQuery {
@@ -247,7 +248,7 @@ async function completeConsent(db: Db, requestId: string, now: Date) {
 
 export type ConsentOutcome =
   | { kind: "redirect"; location: string }
-  | { kind: "invalid_api_key" }
+  | { kind: "not_a_member" }
   | { kind: "missing" };
 
 /** Deny: the client learns `access_denied` (with its state); nothing is issued. */
@@ -270,18 +271,20 @@ export async function denyConsent(
 }
 
 /**
- * Approve: the pasted API key proves access to a workspace (it is checked here and never leaves
- * the server). The grant is bound to that key's workspace; the client gets a single-use code.
+ * Approve: a signed-in person chose one of their workspaces. The grant is bound to their
+ * membership of it (so removing the member ends the grant); the client gets a single-use code.
  */
 export async function approveConsent(
   db: Db,
   consent: PendingConsent,
-  apiKey: string,
+  approver: { accountId: string; workspaceId: string },
   publicUrl: string,
   now: Date = new Date(),
 ): Promise<ConsentOutcome> {
-  const key = apiKey === "" ? undefined : await findActiveApiKey(db, apiKey);
-  if (!key) return { kind: "invalid_api_key" };
+  const membership = UUID_PATTERN.test(approver.workspaceId)
+    ? await findMembership(db, approver.accountId, approver.workspaceId)
+    : undefined;
+  if (!membership) return { kind: "not_a_member" };
   const code = newSecret(AUTHORIZATION_CODE_PREFIX);
   const closed = await db.transaction().execute(async (trx) => {
     const request = await completeConsent(trx, consent.id, now);
@@ -290,15 +293,15 @@ export async function approveConsent(
       .insertInto("oauth_grants")
       .values({
         client_id: request.client_id,
-        workspace_id: key.workspace_id,
-        approved_with_api_key_id: key.id,
+        workspace_id: membership.workspace_id,
+        approved_by_member_id: membership.member_id,
         scope: request.scope,
         resource: request.resource,
         created_at: now,
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    await revokeGrantsOverCap(trx, key.id, now);
+    await revokeGrantsOverCap(trx, membership.member_id, now);
     await trx
       .insertInto("oauth_authorization_codes")
       .values({
@@ -322,21 +325,21 @@ export async function approveConsent(
   };
 }
 
-/** Keeps the newest MAX_LIVE_GRANTS_PER_KEY live grants of the key; the key's row lock orders approvals. */
-async function revokeGrantsOverCap(trx: Transaction<Database>, apiKeyId: string, now: Date): Promise<void> {
-  await trx.selectFrom("api_keys").select("id").where("id", "=", apiKeyId).forUpdate().execute();
+/** Keeps the newest MAX_LIVE_GRANTS_PER_MEMBER live grants of the member; the member's row lock orders approvals. */
+async function revokeGrantsOverCap(trx: Transaction<Database>, memberId: string, now: Date): Promise<void> {
+  await trx.selectFrom("members").select("id").where("id", "=", memberId).forUpdate().execute();
   const keep = trx
     .selectFrom("oauth_grants")
     .select("id")
-    .where("approved_with_api_key_id", "=", apiKeyId)
+    .where("approved_by_member_id", "=", memberId)
     .where("revoked_at", "is", null)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
-    .limit(MAX_LIVE_GRANTS_PER_KEY);
+    .limit(MAX_LIVE_GRANTS_PER_MEMBER);
   await trx
     .updateTable("oauth_grants")
     .set({ revoked_at: now })
-    .where("approved_with_api_key_id", "=", apiKeyId)
+    .where("approved_by_member_id", "=", memberId)
     .where("revoked_at", "is", null)
     .where("id", "not in", keep)
     .execute();

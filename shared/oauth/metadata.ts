@@ -41,6 +41,7 @@ export function oauthEndpoints(publicUrl: string) {
     token: `${publicUrl}/oauth/token`,
     registration: `${publicUrl}/oauth/register`,
     revocation: `${publicUrl}/oauth/revoke`,
+    userinfo: `${publicUrl}/oauth/userinfo`,
     mcpResource: `${publicUrl}/mcp`,
     mcpResourceMetadata: `${publicUrl}/.well-known/oauth-protected-resource/mcp`,
   };
@@ -55,6 +56,7 @@ export function authorizationServerMetadata(publicUrl: string) {
     token_endpoint: endpoints.token,
     registration_endpoint: endpoints.registration,
     revocation_endpoint: endpoints.revocation,
+    userinfo_endpoint: endpoints.userinfo,
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],

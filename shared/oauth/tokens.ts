@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { BearerVerifier } from "../auth.ts";
+import type { BearerVerifier, Principal } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { hashSecret } from "../workspaces/api-keys.ts";
@@ -84,18 +84,24 @@ async function issueTokens(
 async function lockGrant(trx: Trx, grantId: string) {
   return trx
     .selectFrom("oauth_grants")
-    .innerJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
+    .leftJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
+    .leftJoin("members", "members.id", "oauth_grants.approved_by_member_id")
     .select([
       "oauth_grants.id",
       "oauth_grants.client_id",
       "oauth_grants.scope",
       "oauth_grants.revoked_at",
       "api_keys.revoked_at as key_revoked_at",
+      "members.removed_at as member_removed_at",
     ])
     .where("oauth_grants.id", "=", grantId)
     .forUpdate(["oauth_grants"])
     .executeTakeFirstOrThrow();
 }
+
+/** A grant ends with its approver: the API key revoked, or the member removed from the workspace. */
+const approverGone = (grant: { key_revoked_at: Date | null; member_removed_at: Date | null }) =>
+  grant.key_revoked_at !== null || grant.member_removed_at !== null;
 
 /** The outcome of a transaction: committed either way, then thrown or returned. */
 type Settled = { ok: TokenResponse } | { error: OAuthError };
@@ -160,7 +166,7 @@ export async function exchangeAuthorizationCode(
     if (!verifyPkce(codeVerifier, row.code_challenge)) {
       return { error: new OAuthError("invalid_grant", "code_verifier does not match the code_challenge.") };
     }
-    if (grant.revoked_at !== null || grant.key_revoked_at !== null) {
+    if (grant.revoked_at !== null || approverGone(grant)) {
       return { error: new OAuthError("invalid_grant", "The grant was revoked.") };
     }
     return { ok: await issueTokens(trx, grant.id, grant.scope, lifetimes, now) };
@@ -195,7 +201,7 @@ export async function refreshAccessToken(
     if (grant.client_id !== client.id) {
       return { error: new OAuthError("invalid_grant", "The refresh token was issued to another client.") };
     }
-    if (grant.revoked_at !== null || grant.key_revoked_at !== null) {
+    if (grant.revoked_at !== null || approverGone(grant)) {
       return { error: new OAuthError("invalid_grant", "The grant was revoked.") };
     }
     if (row.used_at !== null) {
@@ -260,8 +266,10 @@ export async function revokeToken(
 
 export interface AccessTokenInfo {
   grantId: string;
-  /** The API key that approved the grant: the token spends that key's rate limits. */
-  apiKeyId: string;
+  /** The API key that approved the grant (grants from before the console), or null. */
+  apiKeyId: string | null;
+  /** The member who approved the grant in the console, or null. */
+  memberId: string | null;
   workspaceId: string;
   clientId: string;
   scopes: string[];
@@ -278,10 +286,12 @@ export async function verifyAccessToken(
   const row = await db
     .selectFrom("oauth_tokens")
     .innerJoin("oauth_grants", "oauth_grants.id", "oauth_tokens.grant_id")
-    .innerJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
+    .leftJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
+    .leftJoin("members", "members.id", "oauth_grants.approved_by_member_id")
     .select([
       "oauth_grants.id as grant_id",
       "oauth_grants.approved_with_api_key_id",
+      "oauth_grants.approved_by_member_id",
       "oauth_grants.workspace_id",
       "oauth_grants.client_id",
       "oauth_tokens.scope",
@@ -292,11 +302,13 @@ export async function verifyAccessToken(
     .where("oauth_tokens.expires_at", ">", now)
     .where("oauth_grants.revoked_at", "is", null)
     .where("api_keys.revoked_at", "is", null)
+    .where("members.removed_at", "is", null)
     .executeTakeFirst();
   if (!row) return null;
   return {
     grantId: row.grant_id,
     apiKeyId: row.approved_with_api_key_id,
+    memberId: row.approved_by_member_id,
     workspaceId: row.workspace_id,
     clientId: row.client_id,
     scopes: row.scope.split(" "),
@@ -304,16 +316,23 @@ export async function verifyAccessToken(
   };
 }
 
+/** Who calls with this token, for /v1 and /mcp alike: rate limits count per approving member. */
+export function principalOfAccessToken(info: AccessTokenInfo): Principal {
+  const rateLimitId = info.memberId ? `member:${info.memberId}` : (info.apiKeyId ?? `grant:${info.grantId}`);
+  return { workspaceId: info.workspaceId, rateLimitId, kind: "oauth_token" };
+}
+
 /**
  * Lets every /v1 route take an OAuth access token beside API keys. Rate limits are counted per
- * approving API key, so neither refreshing nor new grants of the same key add requests.
+ * approving member in that workspace (or approving API key, for older grants), so neither
+ * refreshing nor new grants add requests.
  */
 export function createOAuthAccessTokenVerifier(db: Db): BearerVerifier {
   return {
     accepts: looksLikeAccessToken,
     async verify(token) {
       const info = await verifyAccessToken(db, token);
-      return info ? { workspaceId: info.workspaceId, apiKeyId: info.apiKeyId, kind: "oauth_token" } : null;
+      return info ? principalOfAccessToken(info) : null;
     },
   };
 }

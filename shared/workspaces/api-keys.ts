@@ -127,7 +127,7 @@ export function createApiKeyVerifier(db: Db, usage: KeyUsageRecorder): BearerVer
       const key = await findActiveApiKey(db, token);
       if (!key) return null;
       usage.record(key.id);
-      return { workspaceId: key.workspace_id, apiKeyId: key.id, kind: "api_key" };
+      return { workspaceId: key.workspace_id, rateLimitId: key.id, kind: "api_key" };
     },
   };
 }

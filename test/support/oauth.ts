@@ -4,7 +4,9 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { startTestApp, type TestApp } from "./app.ts";
+import type { FastifyInstance } from "fastify";
+import { adminRequest, startTestApp, type TestApp, type TestWorkspace } from "./app.ts";
+import { signedUpMember } from "./console.ts";
 
 export interface HttpTestApp extends TestApp {
   /** Where the app listens; also its PUBLIC_URL, so the OAuth metadata names it. */
@@ -103,19 +105,41 @@ function hiddenField(html: string, name: string): string {
   return match[1];
 }
 
-export async function openConsentPage(url: string, cookie?: string): Promise<ConsentPage> {
-  const response = await fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
+/**
+ * The consent page as a signed-in person opens it: `cookie` carries their console session (see
+ * `memberSession`), and the page's returned cookie is that session plus the page's browser binding.
+ */
+export async function openConsentPage(url: string, cookie: string): Promise<ConsentPage> {
+  const response = await fetch(url, { redirect: "manual", headers: { cookie } });
   const html = await response.text();
   if (response.status !== 200) throw new Error(`consent page: ${response.status} ${html}`);
   const setCookie = response.headers.getSetCookie()[0];
   if (!setCookie) throw new Error("the consent page set no cookie");
+  const binding = setCookie.split(";")[0]!;
+  const session = cookie.split(/; */).filter((part) => part.startsWith("ld_session="));
   return {
     response,
     html,
     requestId: hiddenField(html, "request_id"),
     csrfToken: hiddenField(html, "csrf_token"),
-    cookie: setCookie.split(";")[0]!,
+    cookie: [...session, binding].join("; "),
   };
+}
+
+/**
+ * The Cookie header of a workspace's first member signed in to the console: the operator's
+ * member (same email) joins through an invite, so the member id stays `workspace.memberId`.
+ */
+export async function memberSession(app: FastifyInstance, workspace: TestWorkspace): Promise<string> {
+  const member = await adminRequest(app, "GET", `/admin/workspaces/${workspace.workspaceId}/api-keys`);
+  const email = (
+    member.json() as { api_keys: { created_by: string; created_by_email: string }[] }
+  ).api_keys.find((key) => key.created_by === workspace.memberId)?.created_by_email;
+  if (!email) throw new Error("the workspace's first member has no key to read its email from");
+  const browser = await signedUpMember(app, workspace.workspaceId, email, "Flow Member");
+  const session = browser.cookies.get("ld_session");
+  if (!session) throw new Error("no console session after joining");
+  return `ld_session=${session}`;
 }
 
 /** Submits the consent form; `fields` replace or remove (undefined) what the page put in it. */
@@ -151,13 +175,16 @@ export function redirectParams(response: Response): URL {
   return new URL(location);
 }
 
-/** Opens the consent page, approves with the API key and returns the code from the redirect. */
-export async function approveWithApiKey(
+/** Opens the consent page as a signed-in member, approves for one workspace, returns the code. */
+export async function approveAsMember(
   baseUrl: string,
-  params: AuthorizeParams & { apiKey: string },
+  params: AuthorizeParams & { session: string; workspaceId: string },
 ): Promise<{ code: string; redirect: URL }> {
-  const page = await openConsentPage(authorizeUrl(baseUrl, params));
-  const response = await submitConsent(baseUrl, page, { decision: "approve", api_key: params.apiKey });
+  const page = await openConsentPage(authorizeUrl(baseUrl, params), params.session);
+  const response = await submitConsent(baseUrl, page, {
+    decision: "approve",
+    workspace_id: params.workspaceId,
+  });
   if (response.status !== 303) throw new Error(`approval: ${response.status} ${await response.text()}`);
   const redirect = redirectParams(response);
   const code = redirect.searchParams.get("code");
@@ -184,7 +211,7 @@ export interface TokenSet {
 /** Register-to-tokens in one call, for tests that need a working access token. */
 export async function obtainTokens(
   baseUrl: string,
-  input: { apiKey: string; redirectUri?: string; clientName?: string },
+  input: { session: string; workspaceId: string; redirectUri?: string; clientName?: string },
 ): Promise<TokenSet & { clientId: string }> {
   const redirectUri = input.redirectUri ?? "http://127.0.0.1:9/callback";
   const client = await registerTestClient(baseUrl, {
@@ -192,12 +219,13 @@ export async function obtainTokens(
     client_name: input.clientName ?? "Test assistant",
   });
   const pkce = pkcePair();
-  const { code } = await approveWithApiKey(baseUrl, {
+  const { code } = await approveAsMember(baseUrl, {
     clientId: client.client_id,
     redirectUri,
     challenge: pkce.challenge,
     state: "s",
-    apiKey: input.apiKey,
+    session: input.session,
+    workspaceId: input.workspaceId,
   });
   const response = await tokenRequest(baseUrl, {
     grant_type: "authorization_code",

@@ -1,6 +1,6 @@
 /**
  * The consent page in a real browser (the project's headless Chromium, driven by playwright-core): the
- * member pastes an API key and clicks Approve (or Deny), and the browser ends on the client's
+ * member signs in, chooses a workspace and clicks Approve (or Deny), and the browser ends on the client's
  * redirect URI. Chromium enforces the page's CSP (form-action, no script) and its framing rules.
  *
  * `UPDATE_SCREENSHOTS=1` rewrites docs/oauth-authorize.png from this test.
@@ -9,10 +9,11 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { launchBrowser } from "../../support/browser.ts";
+import { PASSWORD, signedUpMember } from "../../support/console.ts";
 import {
   authorizeUrl,
   type HttpTestApp,
@@ -29,6 +30,7 @@ let t: HttpTestApp;
 let ws: TestWorkspace;
 let browser: Browser;
 let client: RegisteredTestClient;
+let session: string;
 /** The assistant client's redirect URI, served by a small server that records its hits. */
 let callback: { server: Server; origin: string; hits: URL[]; framingPage: string };
 
@@ -68,12 +70,22 @@ beforeAll(async () => {
   browser = await launchBrowser();
   t = await startHttpTestApp();
   ws = await createWorkspace(t.app, { name: "Browser agency" });
+  session = (
+    await signedUpMember(t.app, ws.workspaceId, "browser@agency.test", "Browser Person")
+  ).cookies.get("ld_session")!;
   callback = await startCallbackServer();
   client = await registerTestClient(t.baseUrl, {
     client_name: "Example Assistant",
     redirect_uris: [`${callback.origin}/oauth/callback`],
   });
 }, 60_000);
+
+/** A browser already signed in to the console as the workspace's member. */
+async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.addCookies([{ name: "ld_session", value: session, url: t.baseUrl }]);
+  return context;
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -101,6 +113,11 @@ describe("the authorization page in Chromium", () => {
           scope: "email profile",
         }),
       );
+      // Not signed in: the console's sign-in page first, then back to this very request.
+      await expect.poll(() => page.title()).toBe("Sign in · Lead discovery");
+      await page.getByLabel("Email").fill("browser@agency.test");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
       await expect.poll(() => page.title()).toBe("Connect Example Assistant");
       const heading = await page.locator("h1").textContent();
       expect(heading).toContain("Example Assistant");
@@ -109,7 +126,8 @@ describe("the authorization page in Chromium", () => {
       expect(text).toContain("email");
       expect(text).toContain("profile");
 
-      await page.locator("#api-key").fill(ws.key);
+      expect(text).toContain("Browser Person");
+      await page.getByLabel("Browser agency").check();
       await Promise.all([
         page.waitForURL((url) => url.toString().startsWith(redirectUri)),
         page.getByRole("button", { name: "Approve" }).click(),
@@ -136,6 +154,36 @@ describe("the authorization page in Chromium", () => {
         headers: { authorization: `Bearer ${access_token}` },
       });
       expect(await credits.json()).toEqual({ balance: 10 });
+
+      // The same token on /mcp, and the person's claims from userinfo.
+      const mcp = await fetch(`${t.baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${access_token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "browser-test", version: "1" },
+          },
+        }),
+      });
+      expect(mcp.status).toBe(200);
+      expect(await mcp.text()).toContain('"serverInfo"');
+      const userinfo = await fetch(`${t.baseUrl}/oauth/userinfo`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      expect(await userinfo.json()).toEqual({
+        sub: expect.any(String),
+        email: "browser@agency.test",
+        name: "Browser Person",
+      });
     } finally {
       await context.close();
     }
@@ -147,7 +195,7 @@ describe("the authorization page in Chromium", () => {
       client_name: "Example Assistant",
       redirect_uris: ["https://assistant.example/oauth/callback"],
     });
-    const context = await browser.newContext({ viewport: { width: 820, height: 900 } });
+    const context = await signedInContext({ viewport: { width: 820, height: 900 } });
     const page = await context.newPage();
     try {
       await page.goto(
@@ -169,9 +217,9 @@ describe("the authorization page in Chromium", () => {
     }
   });
 
-  it("Deny needs no key and sends the browser back with access_denied", async () => {
+  it("Deny sends the browser back with access_denied", async () => {
     const redirectUri = `${callback.origin}/oauth/callback`;
-    const context = await browser.newContext();
+    const context = await signedInContext();
     const page = await context.newPage();
     try {
       await page.goto(
@@ -195,35 +243,13 @@ describe("the authorization page in Chromium", () => {
     }
   });
 
-  it("a wrong key keeps the member on the page with an error", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(
-        authorizeUrl(t.baseUrl, {
-          clientId: client.client_id,
-          redirectUri: `${callback.origin}/oauth/callback`,
-          challenge: pkcePair().challenge,
-          state: "wrong",
-        }),
-      );
-      await page.locator("#api-key").fill(`ldk_${"z".repeat(43)}`);
-      await page.getByRole("button", { name: "Approve" }).click();
-      await expect.poll(() => page.getByRole("alert").count()).toBe(1);
-      expect(new URL(page.url()).origin).toBe(t.baseUrl);
-      expect(await page.locator("#api-key").inputValue()).toBe("");
-    } finally {
-      await context.close();
-    }
-  });
-
   it("refuses to be framed by another site (clickjacking)", async () => {
     callback.framingPage = authorizeUrl(t.baseUrl, {
       clientId: client.client_id,
       redirectUri: `${callback.origin}/oauth/callback`,
       challenge: pkcePair().challenge,
     });
-    const context = await browser.newContext();
+    const context = await signedInContext();
     const page = await context.newPage();
     try {
       await page.goto(`${callback.origin}/frame`, { waitUntil: "load" });
@@ -231,7 +257,7 @@ describe("the authorization page in Chromium", () => {
       await expect.poll(() => page.frameLocator("#control").locator("p").textContent()).toBe("Connected");
       // Chromium replaces a refused frame with its own error page: no form is ever shown.
       const victim = page.frameLocator("#victim");
-      expect(await victim.locator("#api-key").count()).toBe(0);
+      expect(await victim.locator("input[type=radio]").count()).toBe(0);
       expect(await victim.getByRole("button", { name: "Approve" }).count()).toBe(0);
     } finally {
       await context.close();

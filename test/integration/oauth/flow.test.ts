@@ -15,9 +15,10 @@ import { AUTHORIZATION_CODE_TTL_MS } from "../../../shared/oauth/authorization.t
 import { exchangeAuthorizationCode } from "../../../shared/oauth/tokens.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import {
-  approveWithApiKey,
+  approveAsMember,
   authorizeUrl,
   type HttpTestApp,
+  memberSession,
   obtainTokens,
   openConsentPage,
   pkcePair,
@@ -40,6 +41,8 @@ let wsB: TestWorkspace;
 let leadsA: string[];
 let leadsB: string[];
 let client: RegisteredTestClient;
+let sessionA: string;
+let sessionB: string;
 
 beforeAll(async () => {
   t = await startHttpTestApp({
@@ -48,6 +51,8 @@ beforeAll(async () => {
   });
   wsA = await createWorkspace(t.app, { name: "Agency A" });
   wsB = await createWorkspace(t.app, { name: "Agency B" });
+  sessionA = await memberSession(t.app, wsA);
+  sessionB = await memberSession(t.app, wsB);
   leadsA = await seedLeads(t.database.db, wsA.workspaceId, [
     { place_id: "flow-a-1", website: null },
     { place_id: "flow-a-2" },
@@ -58,11 +63,12 @@ beforeAll(async () => {
     client_name: "Flow assistant",
   });
   // Approved once, as every client in use is: only then are its authorization errors redirected to it.
-  await approveWithApiKey(t.baseUrl, {
+  await approveAsMember(t.baseUrl, {
     clientId: client.client_id,
     redirectUri: REDIRECT_URI,
     challenge: pkcePair().challenge,
-    apiKey: wsA.key,
+    session: sessionA,
+    workspaceId: wsA.workspaceId,
   });
 });
 afterAll(() => t?.close());
@@ -77,16 +83,17 @@ async function oauthError(response: Response): Promise<string> {
   return body.error;
 }
 
-/** Authorization through the consent page, approved with workspace A's key. */
-async function authorize(overrides: { state?: string; apiKey?: string } = {}) {
+/** Authorization through the consent page, approved by workspace A's member, signed in. */
+async function authorize(overrides: { state?: string; session?: string; workspaceId?: string } = {}) {
   const pkce = pkcePair();
   const state = overrides.state ?? randomUUID();
-  const { code, redirect } = await approveWithApiKey(t.baseUrl, {
+  const { code, redirect } = await approveAsMember(t.baseUrl, {
     clientId: client.client_id,
     redirectUri: REDIRECT_URI,
     challenge: pkce.challenge,
     state,
-    apiKey: overrides.apiKey ?? wsA.key,
+    session: overrides.session ?? sessionA,
+    workspaceId: overrides.workspaceId ?? wsA.workspaceId,
   });
   return { code, redirect, pkce, state };
 }
@@ -225,10 +232,14 @@ describe("the whole flow", () => {
         state,
         scope: "email profile",
       }),
+      sessionA,
     );
     expect(page.html).toContain("Flow assistant");
     expect(page.html).toContain("127.0.0.1:9");
-    const approval = await submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key });
+    const approval = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: wsA.workspaceId,
+    });
     expect(approval.status).toBe(303);
     const redirect = redirectParams(approval);
     expect(`${redirect.origin}${redirect.pathname}`).toBe(REDIRECT_URI);
@@ -236,7 +247,7 @@ describe("the whole flow", () => {
     expect(redirect.searchParams.get("iss")).toBe(t.baseUrl);
     const code = redirect.searchParams.get("code")!;
     expect(code).toMatch(/^ldac_/);
-    expect(approval.headers.get("location")).not.toContain(wsA.key);
+    expect(approval.headers.get("location")).not.toContain(sessionA.split("=")[1]);
 
     // Exchange.
     const exchanged = await exchange(code, pkce.verifier);
@@ -329,21 +340,18 @@ describe("the whole flow", () => {
     expect((await refresh(tokens.refresh_token)).status).toBe(200);
   });
 
-  it("a token stops working when the API key that approved it is revoked", async () => {
-    const member = await adminRequest(t.app, "POST", `/admin/workspaces/${wsA.workspaceId}/api-keys`, {
-      name: "approver",
-      created_by: wsA.memberId,
-    });
-    const { id: keyId, key } = member.json() as { id: string; key: string };
-    const { code, pkce } = await authorize({ apiKey: key });
+  it("a token stops working when the member who approved it is removed from the workspace", async () => {
+    const wsC = await createWorkspace(t.app, { name: "Agency C" });
+    const sessionC = await memberSession(t.app, wsC);
+    const { code, pkce } = await authorize({ session: sessionC, workspaceId: wsC.workspaceId });
     const tokens = await tokensFor(code, pkce.verifier);
     expect((await v1("/v1/credits", tokens.access_token)).status).toBe(200);
-    const revoked = await adminRequest(
+    const removed = await adminRequest(
       t.app,
       "DELETE",
-      `/admin/workspaces/${wsA.workspaceId}/api-keys/${keyId}`,
+      `/admin/workspaces/${wsC.workspaceId}/members/${wsC.memberId}`,
     );
-    expect(revoked.statusCode).toBe(204);
+    expect(removed.statusCode).toBe(204);
     await expect401(tokens.access_token);
     expect(await oauthError(await refresh(tokens.refresh_token))).toBe("invalid_grant");
   });
@@ -422,11 +430,12 @@ describe("failure cases", () => {
     const other = "https://assistant.example/other";
     const twoUris = await registerTestClient(t.baseUrl, { redirect_uris: [REDIRECT_URI, other] });
     const pkce = pkcePair();
-    const { code } = await approveWithApiKey(t.baseUrl, {
+    const { code } = await approveAsMember(t.baseUrl, {
       clientId: twoUris.client_id,
       redirectUri: REDIRECT_URI,
       challenge: pkce.challenge,
-      apiKey: wsA.key,
+      session: sessionA,
+      workspaceId: wsA.workspaceId,
     });
     const response = await exchange(code, pkce.verifier, {
       client_id: twoUris.client_id,
@@ -481,19 +490,27 @@ describe("failure cases", () => {
   it("without state: the redirect carries none, on approval and on denial", async () => {
     const pkce = pkcePair();
     const params = { clientId: client.client_id, redirectUri: REDIRECT_URI, challenge: pkce.challenge };
-    const approved = await submitConsent(t.baseUrl, await openConsentPage(authorizeUrl(t.baseUrl, params)), {
-      decision: "approve",
-      api_key: wsA.key,
-    });
+    const approved = await submitConsent(
+      t.baseUrl,
+      await openConsentPage(authorizeUrl(t.baseUrl, params), sessionA),
+      {
+        decision: "approve",
+        workspace_id: wsA.workspaceId,
+      },
+    );
     const approvedRedirect = redirectParams(approved);
     expect(approvedRedirect.searchParams.has("state")).toBe(false);
     expect((await tokensFor(approvedRedirect.searchParams.get("code")!, pkce.verifier)).access_token).toMatch(
       /^ldat_/,
     );
 
-    const denied = await submitConsent(t.baseUrl, await openConsentPage(authorizeUrl(t.baseUrl, params)), {
-      decision: "deny",
-    });
+    const denied = await submitConsent(
+      t.baseUrl,
+      await openConsentPage(authorizeUrl(t.baseUrl, params), sessionA),
+      {
+        decision: "deny",
+      },
+    );
     expect(redirectParams(denied).searchParams.get("error")).toBe("access_denied");
     expect(redirectParams(denied).searchParams.has("state")).toBe(false);
   });
@@ -506,6 +523,7 @@ describe("failure cases", () => {
         challenge: pkcePair().challenge,
         state: "deny-state",
       }),
+      sessionA,
     );
     const response = await submitConsent(t.baseUrl, page, { decision: "deny" });
     expect(response.status).toBe(303);
@@ -514,7 +532,10 @@ describe("failure cases", () => {
     expect(redirect.searchParams.get("state")).toBe("deny-state");
     expect(redirect.searchParams.has("code")).toBe(false);
     // The request is answered: submitting it again does nothing.
-    const again = await submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key });
+    const again = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: wsA.workspaceId,
+    });
     expect(again.status).toBe(400);
     expect(again.headers.get("location")).toBeNull();
   });
@@ -523,7 +544,10 @@ describe("failure cases", () => {
     const shortLived = await startHttpTestApp({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "1" });
     try {
       const ws = await createWorkspace(shortLived.app);
-      const tokens = await obtainTokens(shortLived.baseUrl, { apiKey: ws.key });
+      const tokens = await obtainTokens(shortLived.baseUrl, {
+        session: await memberSession(shortLived.app, ws),
+        workspaceId: ws.workspaceId,
+      });
       expect(tokens.expires_in).toBe(1);
       const call = (token: string) => fetch(`${shortLived.baseUrl}/v1/credits`, { headers: bearer(token) });
       expect((await call(tokens.access_token)).status).toBe(200);
@@ -622,6 +646,7 @@ describe("the consent page", () => {
         challenge: pkcePair().challenge,
         state,
       }),
+      sessionA,
     );
   }
 
@@ -661,6 +686,7 @@ describe("the consent page", () => {
         redirectUri: REDIRECT_URI,
         challenge: pkcePair().challenge,
       }),
+      sessionA,
     );
     expect(page.html).not.toContain("<script>");
     expect(page.html).not.toContain("<img");
@@ -673,23 +699,37 @@ describe("the consent page", () => {
     const attempts: [string, Promise<Response>][] = [
       [
         "no token",
-        submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key, csrf_token: undefined }),
+        submitConsent(t.baseUrl, page, {
+          decision: "approve",
+          workspace_id: wsA.workspaceId,
+          csrf_token: undefined,
+        }),
       ],
       [
         "wrong token",
         submitConsent(t.baseUrl, page, {
           decision: "approve",
-          api_key: wsA.key,
+          workspace_id: wsA.workspaceId,
           csrf_token: other.csrfToken,
         }),
       ],
       [
         "no cookie",
-        submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key }, { cookie: null }),
+        submitConsent(
+          t.baseUrl,
+          page,
+          { decision: "approve", workspace_id: wsA.workspaceId },
+          { cookie: null },
+        ),
       ],
       [
         "another browser's cookie",
-        submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key }, { cookie: other.cookie }),
+        submitConsent(
+          t.baseUrl,
+          page,
+          { decision: "approve", workspace_id: wsA.workspaceId },
+          { cookie: other.cookie },
+        ),
       ],
     ];
     for (const [label, attempt] of attempts) {
@@ -699,7 +739,10 @@ describe("the consent page", () => {
       expect(response.headers.get("x-frame-options"), label).toBe("DENY");
     }
     // Nothing was decided by the forged posts: the genuine form still approves.
-    const genuine = await submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key });
+    const genuine = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: wsA.workspaceId,
+    });
     expect(genuine.status).toBe(303);
     expect(redirectParams(genuine).searchParams.get("state")).toBe("csrf-state");
   });
@@ -715,24 +758,100 @@ describe("the consent page", () => {
     expect(response.headers.get("location")).toBeNull();
   });
 
-  it("a wrong or revoked API key shows the page again with an error, and never echoes the key", async () => {
+  it("a workspace the person is not a member of shows the page again with an error", async () => {
     const page = await freshPage("retry");
-    const wrongKey = `ldk_${"x".repeat(43)}`;
-    const refused = await submitConsent(t.baseUrl, page, { decision: "approve", api_key: wrongKey });
+    const refused = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: wsB.workspaceId,
+    });
     expect(refused.status).toBe(400);
     const html = await refused.text();
     expect(html).toContain('role="alert"');
-    expect(html).not.toContain(wrongKey);
+    expect(html).not.toContain("Agency B");
     expect(refused.headers.get("location")).toBeNull();
-    const approved = await submitConsent(t.baseUrl, page, { decision: "approve", api_key: wsA.key });
+    const approved = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: wsA.workspaceId,
+    });
     expect(approved.status).toBe(303);
     expect(redirectParams(approved).searchParams.get("state")).toBe("retry");
   });
 
-  it("binds the grant to the workspace of the key pasted, whatever else", async () => {
-    const { code, pkce } = await authorize({ apiKey: wsB.key });
+  it("binds the grant to the workspace the member chose", async () => {
+    const { code, pkce } = await authorize({ session: sessionB, workspaceId: wsB.workspaceId });
     const tokens = await tokensFor(code, pkce.verifier);
     const leads = (await (await v1("/v1/leads", tokens.access_token)).json()) as { leads: { id: string }[] };
     expect(leads.leads.map((lead) => lead.id)).toEqual(leadsB);
+  });
+});
+
+describe("the person behind a token", () => {
+  it("userinfo gives the approving member's email and name, as far as the scopes go", async () => {
+    const { code, pkce } = await authorize();
+    const tokens = await tokensFor(code, pkce.verifier);
+    const userinfo = (token: string) =>
+      fetch(`${t.baseUrl}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+    const full = await userinfo(tokens.access_token);
+    expect(full.status).toBe(200);
+    expect(full.headers.get("cache-control")).toBe("no-store");
+    const account = await t.database.db
+      .selectFrom("members")
+      .innerJoin("accounts", "accounts.id", "members.account_id")
+      .select(["accounts.id", "accounts.email", "accounts.name"])
+      .where("members.id", "=", wsA.memberId)
+      .executeTakeFirstOrThrow();
+    expect(await full.json()).toEqual({ sub: account.id, email: account.email, name: account.name });
+
+    // A refresh narrowed to one scope gives only that claim.
+    const emailOnly = (await (
+      await tokenRequest(t.baseUrl, {
+        grant_type: "refresh_token",
+        refresh_token: tokens.refresh_token,
+        client_id: client.client_id,
+        scope: "email",
+      })
+    ).json()) as TokenSet;
+    expect(await (await userinfo(emailOnly.access_token)).json()).toEqual({
+      sub: account.id,
+      email: account.email,
+    });
+
+    const refused = await userinfo(`ldat_${"B".repeat(43)}`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    expect((await fetch(`${t.baseUrl}/oauth/userinfo`)).status).toBe(401);
+  });
+
+  it("the metadata names the userinfo endpoint", async () => {
+    const metadata = (await (
+      await fetch(`${t.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
+    expect(metadata.userinfo_endpoint).toBe(`${t.baseUrl}/oauth/userinfo`);
+  });
+
+  it("counts rate limits per member and workspace: a second grant adds no capacity", async () => {
+    const limited = await startHttpTestApp({ RATE_LIMIT_READ_PER_MIN: "3" });
+    try {
+      const workspace = await createWorkspace(limited.app);
+      const session = await memberSession(limited.app, workspace);
+      const first = await obtainTokens(limited.baseUrl, { session, workspaceId: workspace.workspaceId });
+      const second = await obtainTokens(limited.baseUrl, {
+        session,
+        workspaceId: workspace.workspaceId,
+        clientName: "Another assistant",
+      });
+      const credits = (token: string) =>
+        fetch(`${limited.baseUrl}/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await credits(first.access_token)).status).toBe(200);
+      expect((await credits(second.access_token)).status).toBe(200);
+      expect((await credits(first.access_token)).status).toBe(200);
+      const over = await credits(second.access_token);
+      expect(over.status).toBe(429);
+      expect(over.headers.get("retry-after")).toBe("60");
+      // The workspace's API key has its own bucket.
+      expect((await credits(workspace.key)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -22,6 +22,7 @@ import {
 } from "../../support/fake-google-places.ts";
 import {
   type HttpTestApp,
+  memberSession,
   obtainTokens,
   openConsentPage,
   redirectParams,
@@ -38,6 +39,7 @@ let t: HttpTestApp;
 let ws: TestWorkspace;
 let tokens: TokenSet;
 let otherWorkspaceLead: string;
+let session: string;
 const openClients: Client[] = [];
 
 function placesEnv(): Record<string, string> {
@@ -57,7 +59,12 @@ beforeAll(async () => {
   ws = await createWorkspace(t.app, { name: "MCP agency" });
   const other = await createWorkspace(t.app, { name: "Someone else" });
   otherWorkspaceLead = (await seedLeads(t.database.db, other.workspaceId, [{ place_id: "mcp-foreign" }]))[0]!;
-  tokens = await obtainTokens(t.baseUrl, { apiKey: ws.key, clientName: "MCP test assistant" });
+  session = await memberSession(t.app, ws);
+  tokens = await obtainTokens(t.baseUrl, {
+    session,
+    workspaceId: ws.workspaceId,
+    clientName: "MCP test assistant",
+  });
 });
 afterEach(async () => {
   for (const client of openClients.splice(0)) await client.close();
@@ -262,10 +269,10 @@ describe("authorization", () => {
     expect(authorizationUrl.searchParams.get("resource")).toBe(`${t.baseUrl}/mcp`);
 
     // The member approves in the browser; the client receives the code at its redirect URI.
-    const page = await openConsentPage(authorizationUrl.toString());
+    const page = await openConsentPage(authorizationUrl.toString(), session);
     expect(page.html).toContain("SDK test assistant");
     const redirect = redirectParams(
-      await submitConsent(t.baseUrl, page, { decision: "approve", api_key: ws.key }),
+      await submitConsent(t.baseUrl, page, { decision: "approve", workspace_id: ws.workspaceId }),
     );
     expect(redirect.searchParams.get("state")).toBe(provider.issuedState);
     await firstTransport.finishAuth(redirect.searchParams.get("code")!);
@@ -290,7 +297,10 @@ describe("rate limits", () => {
     });
     try {
       const workspace = await createWorkspace(limited.app);
-      const grant = await obtainTokens(limited.baseUrl, { apiKey: workspace.key });
+      const grant = await obtainTokens(limited.baseUrl, {
+        session: await memberSession(limited.app, workspace),
+        workspaceId: workspace.workspaceId,
+      });
       const client = await connect(limited.baseUrl, grant.access_token);
       for (let call = 0; call < 2; call++) await callJson(client, "get_credit_balance");
       const v1Call = await fetch(`${limited.baseUrl}/v1/credits`, {

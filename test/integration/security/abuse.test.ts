@@ -4,7 +4,7 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_LIVE_GRANTS_PER_KEY } from "../../../shared/oauth/authorization.ts";
+import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../../shared/oauth/authorization.ts";
 import { ADMIN_TOKEN, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import {
   type FakeGooglePlacesServer,
@@ -13,7 +13,13 @@ import {
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
-import { type HttpTestApp, obtainTokens, registerTestClient, startHttpTestApp } from "../../support/oauth.ts";
+import {
+  type HttpTestApp,
+  memberSession,
+  obtainTokens,
+  registerTestClient,
+  startHttpTestApp,
+} from "../../support/oauth.ts";
 
 const READ = 5;
 const FREE_TRIAL_PAGES = 2;
@@ -85,20 +91,23 @@ function rawRequest(port: number, bytes: string): Promise<string> {
 const port = () => Number(new URL(t.baseUrl).port);
 const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4));
 
-describe("1. one key, one rate limit: OAuth grants share the approving key's bucket", () => {
+describe("1. one member, one rate limit: OAuth grants share the approving member's bucket", () => {
   let ws: TestWorkspace;
   beforeAll(async () => {
     ws = await createWorkspace(t.app, { name: "grant scripter" });
   });
 
-  it("with the key at 429, a grant made before and a grant made after are 429 too (v1 and mcp)", async () => {
-    const before = await obtainTokens(t.baseUrl, { apiKey: ws.key });
-    for (let i = 0; i < READ; i += 1) expect((await call("/v1/credits", { auth: ws.key })).status).toBe(200);
-    const limited = await call("/v1/credits", { auth: ws.key });
+  it("with a member's grant at 429, a grant made before and a grant made after are 429 too (v1 and mcp)", async () => {
+    const session = await memberSession(t.app, ws);
+    const before = await obtainTokens(t.baseUrl, { session, workspaceId: ws.workspaceId });
+    for (let i = 0; i < READ; i += 1) {
+      expect((await call("/v1/credits", { auth: before.access_token })).status).toBe(200);
+    }
+    const limited = await call("/v1/credits", { auth: before.access_token });
     await expectError(limited, 429, "rate_limited");
     expect(limited.headers.get("retry-after")).toBe("60");
 
-    const after = await obtainTokens(t.baseUrl, { apiKey: ws.key });
+    const after = await obtainTokens(t.baseUrl, { session, workspaceId: ws.workspaceId });
     for (const token of [before.access_token, after.access_token]) {
       await expectError(await call("/v1/credits", { auth: token }), 429, "rate_limited");
       const mcp = await call("/mcp", {
@@ -118,19 +127,20 @@ describe("1. one key, one rate limit: OAuth grants share the approving key's buc
     }
   });
 
-  it(`keeps at most ${MAX_LIVE_GRANTS_PER_KEY} live grants per key: the oldest are revoked`, async () => {
+  it(`keeps at most ${MAX_LIVE_GRANTS_PER_MEMBER} live grants per member: the oldest are revoked`, async () => {
     const other = await createWorkspace(t.app, { name: "many grants" });
+    const session = await memberSession(t.app, other);
     const grants = [];
-    for (let i = 0; i < MAX_LIVE_GRANTS_PER_KEY + 2; i += 1) {
-      grants.push(await obtainTokens(t.baseUrl, { apiKey: other.key }));
+    for (let i = 0; i < MAX_LIVE_GRANTS_PER_MEMBER + 2; i += 1) {
+      grants.push(await obtainTokens(t.baseUrl, { session, workspaceId: other.workspaceId }));
     }
     const live = await t.database.db
       .selectFrom("oauth_grants")
       .select((eb) => eb.fn.countAll<string>().as("n"))
-      .where("approved_with_api_key_id", "=", other.keyId)
+      .where("approved_by_member_id", "=", other.memberId)
       .where("revoked_at", "is", null)
       .executeTakeFirstOrThrow();
-    expect(Number(live.n)).toBe(MAX_LIVE_GRANTS_PER_KEY);
+    expect(Number(live.n)).toBe(MAX_LIVE_GRANTS_PER_MEMBER);
     await expectError(await call("/v1/credits", { auth: grants[0]!.access_token }), 401, "invalid_api_key");
     expect((await call("/v1/credits", { auth: grants.at(-1)!.access_token })).status).toBe(200);
   });
@@ -310,7 +320,10 @@ describe("3. unauthenticated growth: /oauth/* limited per address, registrations
       .where("id", "=", unused.client_id)
       .execute();
     const ws = await createWorkspace(t.app, { name: "keeps its client" });
-    const used = await obtainTokens(t.baseUrl, { apiKey: ws.key });
+    const used = await obtainTokens(t.baseUrl, {
+      session: await memberSession(t.app, ws),
+      workspaceId: ws.workspaceId,
+    });
     await t.database.db
       .updateTable("oauth_clients")
       .set({ created_at: dayAgo })

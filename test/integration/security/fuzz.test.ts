@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createWorkspace, type TestWorkspace } from "../../support/app.ts";
-import { type HttpTestApp, obtainTokens, startHttpTestApp } from "../../support/oauth.ts";
+import { type HttpTestApp, memberSession, obtainTokens, startHttpTestApp } from "../../support/oauth.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 let t: HttpTestApp;
@@ -18,7 +18,9 @@ beforeAll(async () => {
   t = await startHttpTestApp({ RATE_LIMIT_READ_PER_MIN: "100000", RATE_LIMIT_SEARCH_PER_MIN: "100000" });
   ws = await createWorkspace(t.app, { name: "fuzzed" });
   await seedLeads(t.database.db, ws.workspaceId, [{ place_id: "fuzz-1" }, { place_id: "fuzz-2" }]);
-  accessToken = (await obtainTokens(t.baseUrl, { apiKey: ws.key })).access_token;
+  accessToken = (
+    await obtainTokens(t.baseUrl, { session: await memberSession(t.app, ws), workspaceId: ws.workspaceId })
+  ).access_token;
 });
 afterAll(async () => {
   await t?.close();
