@@ -309,8 +309,12 @@ describe("3. unauthenticated growth: /oauth/* limited per address, registrations
 
   it("the scheduled clean-up deletes never-approved clients and stale consent requests", async () => {
     const unused = await registerTestClient(t.baseUrl, { redirect_uris: ["https://unused.example/cb"] });
+    const ws = await createWorkspace(t.app, { name: "keeps its client" });
+    const session = await memberSession(t.app, ws);
+    // A signed-in member opens the consent page (which stores the request) and never answers.
     const opened = await fetch(
       `${t.baseUrl}/oauth/authorize?response_type=code&client_id=${unused.client_id}&redirect_uri=${encodeURIComponent("https://unused.example/cb")}&code_challenge=${"a".repeat(43)}&code_challenge_method=S256`,
+      { headers: { cookie: session }, redirect: "manual" },
     );
     expect(opened.status).toBe(200);
     const dayAgo = new Date(Date.now() - 25 * 3600_000);
@@ -319,11 +323,7 @@ describe("3. unauthenticated growth: /oauth/* limited per address, registrations
       .set({ created_at: dayAgo })
       .where("id", "=", unused.client_id)
       .execute();
-    const ws = await createWorkspace(t.app, { name: "keeps its client" });
-    const used = await obtainTokens(t.baseUrl, {
-      session: await memberSession(t.app, ws),
-      workspaceId: ws.workspaceId,
-    });
+    const used = await obtainTokens(t.baseUrl, { session, workspaceId: ws.workspaceId });
     await t.database.db
       .updateTable("oauth_clients")
       .set({ created_at: dayAgo })
