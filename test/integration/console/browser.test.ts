@@ -2,21 +2,23 @@
  * The console in a real browser (the project's headless Chromium, driven by playwright-core),
  * over real HTTP: a person is invited, sets a password, signs in, manages keys and members,
  * changes the language, works a lead. Every page is checked with axe-core (no serious or
- * critical violation) and photographed at desktop and 375 px widths into docs/console/.
+ * critical violation) and photographed at desktop and 375 px widths into docs/console/
+ * (UPDATE_SCREENSHOTS=1 rewrites them).
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { PASSWORD } from "../../support/console.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../docs/console/", import.meta.url));
-const AXE_SOURCE = await readFile(fileURLToPath(import.meta.resolve("axe-core/axe.min.js")), "utf8");
 
 let t: HttpTestApp;
 let browser: Browser;
@@ -27,37 +29,22 @@ let leadWithWebsite: string;
 let leadWithoutWebsite: string;
 const checkedPages: string[] = [];
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core run in the page (evaluated through the DevTools protocol, so the page's CSP stays on). */
-async function seriousViolations(target: Page): Promise<string[]> {
-  await target.evaluate(AXE_SOURCE);
-  // A string, evaluated in the page: axe is the global its source defined there.
-  const violations = (await target.evaluate(
-    `axe.run(document, { resultTypes: ["violations"] }).then((results) => results.violations)`,
-  )) as AxeViolation[];
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) =>
-        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    );
+/** The docs' screenshots are rewritten with UPDATE_SCREENSHOTS=1 (like docs/oauth-authorize.png). */
+async function screenshot(target: Page, file: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS === "1")
+    await target.screenshot({ path: `${SCREENSHOTS}${file}`, fullPage: true });
+  expect(existsSync(`${SCREENSHOTS}${file}`), `${file}: run with UPDATE_SCREENSHOTS=1`).toBe(true);
 }
 
 /** Checks the page as it is now: accessibility, no sideways scrolling at 375 px, and its screenshots. */
 async function checkPage(target: Page, name: string): Promise<void> {
   expect(await seriousViolations(target), `axe on ${name}`).toEqual([]);
-  await target.screenshot({ path: `${SCREENSHOTS}${name}-desktop.png`, fullPage: true });
+  await screenshot(target, `${name}-desktop.png`);
   await target.setViewportSize({ width: 375, height: 812 });
   expect(await seriousViolations(target), `axe on ${name} at 375 px`).toEqual([]);
   const overflow = Number(await target.evaluate("document.documentElement.scrollWidth"));
   expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
-  await target.screenshot({ path: `${SCREENSHOTS}${name}-375.png`, fullPage: true });
+  await screenshot(target, `${name}-375.png`);
   await target.setViewportSize({ width: 1280, height: 800 });
   checkedPages.push(name);
 }

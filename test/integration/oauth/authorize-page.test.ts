@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { PASSWORD, signedUpMember } from "../../support/console.ts";
 import {
@@ -119,6 +120,7 @@ describe("the authorization page in Chromium", () => {
       await page.getByLabel("Password").fill(PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
       await expect.poll(() => page.title()).toBe("Connect Example Assistant");
+      expect(await seriousViolations(page), "axe on the consent page").toEqual([]);
       const heading = await page.locator("h1").textContent();
       expect(heading).toContain("Example Assistant");
       const text = await page.locator("main").textContent();
