@@ -31,6 +31,7 @@ import { draftOutreach } from "../../shared/drafting/draft-outreach.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { decodeCursor } from "../../shared/leads/cursor.ts";
 import { newSecret, safeEqual } from "../../shared/oauth/secrets.ts";
+import { isStorableText } from "../../shared/text-input.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../shared/workspaces/api-keys.ts";
 import { removeMember } from "../../shared/workspaces/members.ts";
 import { requireWorkspace, updateWorkspaceSettings } from "../../shared/workspaces/workspaces.ts";
@@ -160,10 +161,18 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   const cookieFlags = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 
   app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: "string" }, (_request, body, done) => {
-    done(
-      null,
-      Object.fromEntries(new URLSearchParams(typeof body === "string" ? body : body.toString("utf8"))),
+    const form = Object.fromEntries(
+      new URLSearchParams(typeof body === "string" ? body : body.toString("utf8")),
     );
+    // What PostgreSQL cannot store is refused here, naming the field, rather than failing as a 500.
+    const unstorable = Object.entries(form).find(([, value]) => !isStorableText(value));
+    if (unstorable) {
+      done(
+        new PageError(400, "invalidInput", { detail: `${unstorable[0]}: a NUL or an unpaired surrogate` }),
+      );
+      return;
+    }
+    done(null, form);
   });
   app.decorateRequest("consoleSession", null);
   app.decorateRequest("consoleMembership", null);

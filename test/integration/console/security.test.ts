@@ -499,6 +499,21 @@ describe("console security", () => {
     }
   });
 
+  it("refuses what PostgreSQL cannot store with 400 naming the field, on sign-in and on forms", async () => {
+    const workspace = await seededWorkspace("Nul Agency", "nul@agency.test");
+    const keysPath = `/app/w/${workspace.workspaceId}/keys`;
+    const nul = await workspace.browser.submit(keysPath, keysPath, { name: "bad\u0000name" });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.body).toContain("name: a NUL or an unpaired surrogate");
+    // (A form body cannot carry an unpaired surrogate: URL encoding turns it into U+FFFD.)
+    const signIn = await new ConsoleBrowser(harness.app).submit("/app/sign-in", "/app/sign-in", {
+      email: "nul\u0000@agency.test",
+      password: PASSWORD,
+    });
+    expect(signIn.statusCode).toBe(400);
+    expect(signIn.body).toContain("email: a NUL or an unpaired surrogate");
+  });
+
   it("sends the console's security headers and no cross-site framing", async () => {
     const response = await new ConsoleBrowser(harness.app).get("/app/sign-in");
     expect(response.headers["x-frame-options"]).toBe("DENY");
