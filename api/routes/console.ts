@@ -727,8 +727,10 @@ async function workspacePages(app: FastifyInstance, services: Services, tools: P
     const leadId = idParam(request, "leadId");
     const { locale } = parseForm(draftForm, formOf(request));
     try {
-      // The same domain function as POST /v1/leads/{id}/outreach-draft: same charge, same rules.
-      await draftOutreach(draftingDepsOf(services), workspace_id, leadId, locale);
+      // As POST /v1/leads/{id}/outreach-draft does: the workspace's hourly draft-attempt limit,
+      // then the same domain function (same charge, same rules).
+      await services.spendDraftAttempt(workspace_id);
+      await draftOutreach({ ...draftingDepsOf(services), logger: request.log }, workspace_id, leadId, locale);
     } catch (error) {
       if (
         !(error instanceof ApiError) ||
@@ -736,6 +738,7 @@ async function workspacePages(app: FastifyInstance, services: Services, tools: P
         (error.status >= 500 && error.code !== "generation_failed")
       )
         throw error;
+      reply.headers(error.headers);
       return renderLead(request, reply, { error: error.message, status: error.status });
     }
     return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=drafted`, 303);
