@@ -222,6 +222,36 @@ describe("console pages", () => {
     expect(ledger.body).toContain("operator");
   });
 
+  it("counts console drafts against the workspace's hourly draft-attempt limit, like the API (429, Retry-After)", async () => {
+    const limited = await startTestApp({ COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL: "1" });
+    try {
+      const workspace = await createWorkspace(limited.app, { name: "Limited Agency" });
+      const [leadId] = await seedLeads(limited.database.db, workspace.workspaceId, [
+        { place_id: `limited-${workspace.workspaceId}`, website: null },
+      ]);
+      const browser = await signedUpMember(limited.app, workspace.workspaceId, "limited@agency.test");
+      const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
+      const first = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "en" });
+      expect(first.statusCode).toBe(303);
+      const second = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "en" });
+      expect(second.statusCode).toBe(429);
+      expect(second.headers["retry-after"]).toBe("60");
+      expect(second.headers["content-type"]).toContain("text/html");
+      // The API route shares the same hourly count.
+      const api = await limited.app.inject({
+        method: "POST",
+        url: `/v1/leads/${leadId}/outreach-draft`,
+        headers: workspace.auth,
+      });
+      expect(api.statusCode).toBe(429);
+      expect(api.json().error.code).toBe("rate_limited");
+      const credits = await limited.app.inject({ url: "/v1/credits", headers: workspace.auth });
+      expect(credits.json().balance).toBe(9);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("shows clear empty states and the overview", async () => {
     const workspace = await createWorkspace(harness.app, { name: "Empty Agency" });
     const browser = await signedUpMember(harness.app, workspace.workspaceId, "empty@agency.test");
