@@ -76,9 +76,11 @@ export async function createOwnedPostgres(): Promise<OwnedPostgres> {
     await chmod(folder, 0o777);
     await exec("chown", ["postgres:postgres", folder]);
   }
+  // By its path: /usr/sbin is not on every PATH (a CI environment may leave it out).
+  const runuser = ["/usr/sbin/runuser", "/sbin/runuser"].find((file) => existsSync(file)) ?? "runuser";
   const run = (tool: string, args: string[]) =>
     asRoot
-      ? exec("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args])
+      ? exec(runuser, ["-u", "postgres", "--", path.join(bin, tool), ...args])
       : exec(path.join(bin, tool), args);
 
   await run("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
