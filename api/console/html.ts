@@ -14,7 +14,7 @@ export class SafeHtml {
 
 type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[];
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")

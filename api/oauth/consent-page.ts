@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { escapeHtml } from "../console/html.ts";
 
 /**
  * The server-rendered pages of the authorization endpoint. No script at all; the one style sheet
@@ -42,15 +43,6 @@ const SCOPE_MEANINGS: Record<string, string> = {
   email: "your email address",
   profile: "your name",
 };
-
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
 
 /**
  * Headers of every page of the authorization endpoint: no framing (clickjacking), nothing but

@@ -17,6 +17,11 @@ const language = z.enum(["en", "fr"]);
 const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });
 const memberParams = workspaceParams.extend({ member_id: z.guid("must be a uuid") });
 const keyParams = workspaceParams.extend({ key_id: z.guid("must be a uuid") });
+/** A person named by email (a member added, or one invited): the same fields either way. */
+const personBody = z.strictObject({
+  email: z.email().max(320),
+  name: z.string().trim().min(1).max(200).optional(),
+});
 const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
 
 const workspaceJson = (workspace: Workspace) => ({
@@ -78,10 +83,7 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       schema: {
         ...hidden,
         params: workspaceParams,
-        body: z.strictObject({
-          email: z.email().max(320),
-          name: z.string().trim().min(1).max(200).optional(),
-        }),
+        body: personBody,
       },
     },
     async (request, reply) => {
@@ -96,10 +98,7 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       schema: {
         ...hidden,
         params: workspaceParams,
-        body: z.strictObject({
-          email: z.email().max(320),
-          name: z.string().trim().min(1).max(200).optional(),
-        }),
+        body: personBody,
       },
     },
     async (request, reply) => {
