@@ -72,7 +72,7 @@ export function createCostGuard(limits: CostLimits, store: LimiterStore): CostGu
   };
 }
 
-export function costLimitReached(limit: number, kind: CostKind, freeTrial: boolean): ApiError {
+function costLimitReached(limit: number, kind: CostKind, freeTrial: boolean): ApiError {
   return new ApiError(
     "rate_limited",
     `This workspace reached its limit of ${limit} ${describe[kind]} per hour${freeTrial ? " (free trial; buying credits raises it)" : ""}. Retry after 60 seconds.`,

@@ -1,6 +1,6 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
 import { contactEmailOf, readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
-import { type CostGuard, costLimitReached } from "../cost-guard.ts";
+import type { CostGuard } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
@@ -99,13 +99,7 @@ async function runSearch(
   const guard = deps.costGuard;
   let firstPagePaid = false;
   if (guard) {
-    if (!(await guard.trySpend(workspace, "provider_pages"))) {
-      throw costLimitReached(
-        guard.limits[workspace.free_trial ? "free_trial" : "paid"].provider_pages,
-        "provider_pages",
-        workspace.free_trial,
-      );
-    }
+    await guard.spendOrThrow(workspace, "provider_pages");
     firstPagePaid = true;
   }
   const allowPage = guard
