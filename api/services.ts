@@ -131,22 +131,16 @@ export async function createServices(
   }, OAUTH_CLEANUP_INTERVAL_MS);
   cleanupTimer.unref();
 
+  // Every limiter counts in the same store: Redis when configured (shared by all nodes), else memory.
+  const limiterStore = { redis, keyPrefix: overrides.rateLimitKeyPrefix };
   const rateLimiter = createRateLimiter({
     readPerMinute: config.rateLimits.readPerMinute,
     searchPerMinute: config.rateLimits.searchPerMinute,
-    redis,
-    keyPrefix: overrides.rateLimitKeyPrefix,
+    ...limiterStore,
   });
-  const addressLimiter = createAddressLimiter(config.addressLimits, {
-    redis,
-    keyPrefix: overrides.rateLimitKeyPrefix,
-  });
-  const costGuard = createCostGuard(config.costLimits, { redis, keyPrefix: overrides.rateLimitKeyPrefix });
-
-  const signInLimiter = createSignInLimiter(config.signInLimits, {
-    redis,
-    keyPrefix: overrides.rateLimitKeyPrefix,
-  });
+  const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
+  const costGuard = createCostGuard(config.costLimits, limiterStore);
+  const signInLimiter = createSignInLimiter(config.signInLimits, limiterStore);
 
   const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
