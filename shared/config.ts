@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import type { CostLimits } from "./cost-guard.ts";
 
@@ -13,6 +14,23 @@ const flag = z
   .transform((value) => value === "1" || value === "true");
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** One DNS server: an IP address with an optional port (`192.0.2.1`, `192.0.2.1:5353`, `[2001:db8::1]:53`). */
+const dnsServer = z
+  .string()
+  .trim()
+  .refine(isDnsServerAddress, "each server must be an IP address, with an optional :port (IPv6 in brackets)");
+
+function isDnsServerAddress(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  const [host, port] = bracketed
+    ? [bracketed[1] ?? "", bracketed[2]]
+    : isIP(text) === 6
+      ? [text, undefined]
+      : [text.split(":")[0] ?? "", text.split(":")[1]];
+  if (isIP(host) === 0 || (bracketed && isIP(host) !== 6)) return false;
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
 
 /** Every setting of the service, read once from the environment at start. */
 const configSchema = z.object({
@@ -39,6 +57,12 @@ const configSchema = z.object({
   SEARCH_CHECK_BUDGET_MS: positiveInt(30_000),
   SEARCH_MATCH_GRACE_MS: z.coerce.number().int().min(0).default(1_000),
   AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
+  // Comma-separated; empty or unset: the system's resolvers.
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").filter((server) => server.trim() !== ""))
+    .pipe(z.array(dnsServer)),
   AUDIT_CONCURRENCY: positiveInt(200),
   AUDIT_FETCHES_PER_HOST: positiveInt(4),
   AUDIT_FETCHES_PER_IP: positiveInt(32),
@@ -101,6 +125,11 @@ export interface Config {
     | { apiKey: string | undefined; baseURL: string | undefined; model: string; timeoutMs: number }
     | undefined;
   searchCheckBudgetMs: number;
+  /**
+   * The DNS servers of every lookup the service makes (homepage fetches, mail checks), as
+   * `ip[:port]`; empty: the system's. Tests point them at a DNS server on loopback.
+   */
+  dnsServers: string[];
   /**
    * Once a live-check search has its max_results matches, how long it still waits for the
    * better-ranked candidates being checked before it answers without them (truncated).
@@ -195,6 +224,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           }
         : undefined,
     searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
+    dnsServers: e.DNS_SERVERS,
     searchMatchGraceMs: e.SEARCH_MATCH_GRACE_MS,
     audit: {
       allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,

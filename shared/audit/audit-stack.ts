@@ -1,8 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
+import { createDnsResolver } from "../dns-resolver.ts";
 import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
 import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
-import { createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
+import { createCachingResolver, createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
 import { createFetchPoliteness, type FetchPoliteness } from "./fetch-politeness.ts";
 import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
 
@@ -26,7 +27,7 @@ export interface AuditStackOptions {
 }
 
 export function createAuditStack(
-  config: Pick<Config, "audit" | "publicUrl">,
+  config: Pick<Config, "audit" | "publicUrl" | "dnsServers">,
   deps: { db: Db; metrics: AuditJobMetrics },
   options: AuditStackOptions = {},
 ): AuditStack {
@@ -51,6 +52,11 @@ export function createAuditStack(
     allowPrivateNetworks: config.audit.allowPrivateNetworks,
     userAgent: auditUserAgent(config.publicUrl),
     politeness,
+    resolve: createCachingResolver({
+      queries: createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 }),
+      maxTtlMs: 60_000,
+      maxEntries: 1_000,
+    }),
   };
   const agent = createHomepageAgent(fetchOptions);
   const run = instrumentAuditRunner(

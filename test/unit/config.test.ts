@@ -57,6 +57,20 @@ describe("loadConfig", () => {
     });
   });
 
+  it("reads DNS_SERVERS as ip[:port] servers, and refuses anything else naming the variable", () => {
+    expect(loadConfig({}).dnsServers).toEqual([]);
+    expect(loadConfig({ DNS_SERVERS: "" }).dnsServers).toEqual([]);
+    expect(loadConfig({ DNS_SERVERS: "127.0.0.1:5353, 192.0.2.1,[::1]:53,2001:db8::1" }).dnsServers).toEqual([
+      "127.0.0.1:5353",
+      "192.0.2.1",
+      "[::1]:53",
+      "2001:db8::1",
+    ]);
+    for (const bad of ["dns.example.com", "127.0.0.1:0", "127.0.0.1:70000", "[127.0.0.1]:53", "1.2.3:53"]) {
+      expect(configError({ DNS_SERVERS: bad }).message).toContain("DNS_SERVERS");
+    }
+  });
+
   it("takes PUBLIC_URL as given, without a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://api.example.com/" }).publicUrl).toBe("https://api.example.com");
   });
