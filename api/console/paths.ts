@@ -10,9 +10,13 @@ export const inviteUrl = (publicUrl: string, token: string): string =>
 export const workspacePath = (workspaceId: string, page = ""): string =>
   `${CONSOLE_PREFIX}/w/${workspaceId}${page ? `/${page}` : ""}`;
 
-/** Where sign-in may send the person afterwards: only our own console and consent pages. */
+/**
+ * Where sign-in may send the person afterwards: only our own console and consent pages, written
+ * in the printable ASCII a Location header carries (our own links are percent-encoded; anything
+ * else was typed or forged, and is dropped rather than failing the sign-in).
+ */
 export function safeNext(next: unknown): string | undefined {
-  if (typeof next !== "string" || next.length > 2000) return undefined;
+  if (typeof next !== "string" || next.length > 2000 || !/^[\x21-\x7e]*$/.test(next)) return undefined;
   return /^\/(app(\/|$)|oauth\/authorize\?)/.test(next) && !next.startsWith("//") && !next.includes("\\")
     ? next
     : undefined;

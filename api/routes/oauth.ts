@@ -227,9 +227,6 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     if (decision.kind === "show_error") {
       return sendPage(reply, 400, renderErrorPage("This request cannot be answered", decision.message));
     }
-    if (decision.kind === "redirect") {
-      return reply.headers(REDIRECT_HEADERS).redirect(decision.location, 302);
-    }
     // The person decides as themselves: sign in first, then come back to this very request.
     const session = await sessionOf(request);
     if (!session) {

@@ -163,12 +163,17 @@ const CSV_COLUMNS = [
   "last_media_year",
 ] as const;
 
-/** RFC 4180 field; a leading =, +, - or @ is quoted with an apostrophe so a spreadsheet never runs it. */
+/**
+ * RFC 4180 field, safe in spreadsheets whatever their separator: a leading =, +, -, @, tab or CR
+ * gets an apostrophe so it is never run as a formula, and a cell holding a comma, a semicolon (the
+ * separator of French and other locales), a quote or a line break is quoted, so no part of it can
+ * become a cell of its own.
+ */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   let text = value instanceof Date ? value.toISOString() : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** Every lead of the workspace as CSV, newest first, read page by page. */

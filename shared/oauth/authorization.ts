@@ -41,13 +41,15 @@ export interface ValidAuthorizationRequest {
 }
 
 /**
- * What to do with an authorization request (RFC 6749 4.1.2.1): with no trustworthy redirect URI
- * (unknown client, missing or unregistered redirect_uri) the user sees an error page and nothing
- * is redirected; every other problem goes back to the client's redirect URI.
+ * What to do with an authorization request: consent, or an error page. Every problem (unknown
+ * client, unregistered redirect_uri, response_type, PKCE, scope, resource) is shown on the page
+ * and nothing is redirected: anyone can register a client with any https redirect URI in one
+ * request, and a member approving it once says nothing about where it sends people, so an error
+ * redirect would make this server an open redirector (RFC 9700 4.11.2). Only a decision the
+ * member took on the consent page goes back to the client.
  */
 export type AuthorizeDecision =
   | { kind: "show_error"; message: string }
-  | { kind: "redirect"; location: string }
   | { kind: "consent"; request: ValidAuthorizationRequest };
 
 export async function checkAuthorizationRequest(
@@ -75,21 +77,10 @@ export async function checkAuthorizationRequest(
   }
   const redirectUri = query.redirect_uri;
   const state = query.state === undefined || query.state === "" ? null : query.state;
-  // Anyone can register a client with any https redirect URI in one request, so errors go back to
-  // a client only once a member approved it at least once; before that, the page shows them
-  // (RFC 9700 4.11.2: the server must not become an open redirector).
-  const trusted = await hasGrant(db, client.id);
-  const refuse = (error: OAuthErrorCode, description: string): AuthorizeDecision =>
-    trusted
-      ? {
-          kind: "redirect",
-          location: authorizationRedirect(redirectUri, publicUrl, {
-            error,
-            error_description: description,
-            state: state === null || state.length > MAX_STATE_LENGTH ? undefined : state,
-          }),
-        }
-      : { kind: "show_error", message: `${error}: ${description}` };
+  const refuse = (error: OAuthErrorCode, description: string): AuthorizeDecision => ({
+    kind: "show_error",
+    message: `${error}: ${description}`,
+  });
 
   if (query.response_type !== "code") {
     return refuse("unsupported_response_type", "Only response_type=code is supported.");
@@ -343,15 +334,4 @@ async function revokeGrantsOverCap(trx: Transaction<Database>, memberId: string,
     .where("revoked_at", "is", null)
     .where("id", "not in", keep)
     .execute();
-}
-
-/** Whether a member ever approved this client (its errors may then be redirected to it). */
-async function hasGrant(db: Db, clientId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("oauth_grants")
-    .select("id")
-    .where("client_id", "=", clientId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
