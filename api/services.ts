@@ -10,7 +10,6 @@ import { type CostGuard, createCostGuard } from "../shared/cost-guard.ts";
 import type { Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
 import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
-import type { DraftOutreachDeps } from "../shared/drafting/draft-outreach.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
 import {
@@ -21,6 +20,7 @@ import {
 } from "../shared/metrics.ts";
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
+import type { OperationServices } from "../shared/operations/operation.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
@@ -32,12 +32,13 @@ import {
   type RateLimiter,
   type SignInLimiter,
 } from "../shared/rate-limits.ts";
-import type { SearchDeps } from "../shared/search/search-leads.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
-import { requireWorkspace } from "../shared/workspaces/workspaces.ts";
 
-/** Everything the HTTP layer needs, built once from the config and closed once at shutdown. */
-export interface Services {
+/**
+ * Everything the HTTP layer needs, built once from the config and closed once at shutdown; what the
+ * workspace operations run on among it.
+ */
+export interface Services extends OperationServices {
   config: Config;
   db: Db;
   redis: Redis | undefined;
@@ -49,8 +50,6 @@ export interface Services {
   costGuard: CostGuard;
   /** The scheduled OAuth clean-up, run once now (it also runs every 10 minutes). */
   runOAuthCleanup(): Promise<OAuthCleanupResult>;
-  /** Spends one draft attempt of the workspace's hourly cost limit, or throws 429. */
-  spendDraftAttempt(workspaceId: string): Promise<void>;
   signInLimiter: SignInLimiter;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
@@ -170,9 +169,6 @@ export async function createServices(
     addressLimiter,
     costGuard,
     runOAuthCleanup,
-    async spendDraftAttempt(workspaceId) {
-      await costGuard.spendOrThrow(await requireWorkspace(db, workspaceId), "draft_attempts");
-    },
     signInLimiter,
     async close() {
       clearInterval(flushTimer);
@@ -205,22 +201,4 @@ function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
       await stack.close();
     },
   };
-}
-
-/** What a search needs, for every caller (the /v1 route and the MCP tool). */
-export function searchDepsOf(services: Services): Omit<SearchDeps, "logger"> {
-  return {
-    db: services.db,
-    places: services.places,
-    auditor: services.auditor,
-    checkBudgetMs: services.config.searchCheckBudgetMs,
-    matchGraceMs: services.config.searchMatchGraceMs,
-    metrics: services.metrics,
-    costGuard: services.costGuard,
-  };
-}
-
-/** What drafting needs, for every caller (the /v1 route and the MCP tool). */
-export function draftingDepsOf(services: Services): DraftOutreachDeps {
-  return { db: services.db, generator: services.draftGenerator, metrics: services.metrics };
 }

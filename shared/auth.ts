@@ -1,13 +1,17 @@
-/** Who is calling: a workspace, through one credential (an API key, or an OAuth access token). */
+/**
+ * Who is calling: a workspace, through one credential (an API key, an OAuth access token, or a
+ * console member's session).
+ */
 export interface Principal {
   workspaceId: string;
   /**
    * Who rate limits count against: the API key itself; for an OAuth token, the member who
    * approved its grant (that person in that workspace, `member:<id>`), so every client they
-   * connect shares one set of buckets (or, for a grant from before the console, its approving key).
+   * connect shares one set of buckets (or, for a grant from before the console, its approving key);
+   * a console member counts as `member:<id>` too, sharing those buckets.
    */
   rateLimitId: string;
-  kind: "api_key" | "oauth_token";
+  kind: "api_key" | "oauth_token" | "console_member";
 }
 
 /**

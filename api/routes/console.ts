@@ -27,10 +27,12 @@ import {
   readCreditHistory,
   readWorkspaceOverview,
 } from "../../shared/console/workspace-views.ts";
-import { draftOutreach } from "../../shared/drafting/draft-outreach.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { decodeCursor } from "../../shared/leads/cursor.ts";
 import { newSecret, safeEqual } from "../../shared/oauth/secrets.ts";
+import { draftOperation } from "../../shared/operations/draft.ts";
+import { getLeadOperation } from "../../shared/operations/get-lead.ts";
+import { type Caller, invoke } from "../../shared/operations/operation.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../shared/workspaces/api-keys.ts";
 import { removeMember } from "../../shared/workspaces/members.ts";
@@ -62,7 +64,7 @@ import {
   workspacePath,
 } from "../console/paths.ts";
 import { toApiError } from "../plugins/errors.ts";
-import { draftingDepsOf, type Services } from "../services.ts";
+import type { Services } from "../services.ts";
 
 /** Before sign-in, the forms' CSRF token is derived from this random cookie (login CSRF). */
 const PRE_SESSION_COOKIE = "ld_pre";
@@ -511,6 +513,15 @@ async function workspacePages(app: FastifyInstance, services: Services, tools: P
     const key = workspaceNotices[(request.query as Record<string, string>).done ?? ""];
     return key ? context.t.t(key) : undefined;
   };
+  /** The signed-in member as the operations' caller: rate limits count per member, as for their OAuth grants. */
+  const callerOf = (request: FastifyRequest): Caller => {
+    const { workspace_id, member_id } = membershipOf(request);
+    return {
+      principal: { workspaceId: workspace_id, rateLimitId: `member:${member_id}`, kind: "console_member" },
+      logger: request.log,
+      services,
+    };
+  };
   const idParam = (request: FastifyRequest, name: string): string => {
     const value = (request.params as Record<string, string>)[name] ?? "";
     if (!UUID.test(value)) throw new PageError(404, "notFound");
@@ -720,17 +731,19 @@ async function workspacePages(app: FastifyInstance, services: Services, tools: P
     );
   }
 
-  app.get("/leads/:leadId", async (request, reply) => renderLead(request, reply));
+  app.get("/leads/:leadId", async (request, reply) => {
+    // The lead read of every door (read bucket, log line); the page then adds evidence and drafts.
+    await invoke(getLeadOperation, callerOf(request), { lead_id: idParam(request, "leadId") });
+    return renderLead(request, reply);
+  });
 
   app.post("/leads/:leadId/draft", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     const leadId = idParam(request, "leadId");
     const { locale } = parseForm(draftForm, formOf(request));
     try {
-      // As POST /v1/leads/{id}/outreach-draft does: the workspace's hourly draft-attempt limit,
-      // then the same domain function (same charge, same rules).
-      await services.spendDraftAttempt(workspace_id);
-      await draftOutreach({ ...draftingDepsOf(services), logger: request.log }, workspace_id, leadId, locale);
+      // The draft operation of every door: read bucket, hourly draft-attempt limit, same charge.
+      await invoke(draftOperation, callerOf(request), { lead_id: leadId, locale });
     } catch (error) {
       if (
         !(error instanceof ApiError) ||

@@ -5,7 +5,7 @@ import { ApiError } from "../../shared/errors.ts";
 import { DEFAULT_SCOPE, oauthEndpoints } from "../../shared/oauth/metadata.ts";
 import { principalOfAccessToken, verifyAccessToken } from "../../shared/oauth/tokens.ts";
 import { createLeadMcpServer } from "../mcp/lead-tools.ts";
-import { draftingDepsOf, type Services, searchDepsOf } from "../services.ts";
+import type { Services } from "../services.ts";
 
 /**
  * `/mcp`: the MCP Streamable HTTP endpoint (stateless: one MCP server per POST, JSON responses),
@@ -50,14 +50,7 @@ const mcpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
   app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {
     const principal = request.principal;
     if (!principal) throw new Error("/mcp reached without a principal");
-    const server = createLeadMcpServer({
-      principal,
-      logger: request.log,
-      rateLimiter: services.rateLimiter,
-      spendDraftAttempt: services.spendDraftAttempt,
-      search: searchDepsOf(services),
-      drafting: draftingDepsOf(services),
-    });
+    const server = createLeadMcpServer({ principal, logger: request.log, services });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decodeCursor } from "./cursor.ts";
 
 /**
  * The wire shapes of leads: the one source of the /v1 validation, `/openapi.json`, the MCP tools
@@ -38,20 +39,32 @@ export const leadSummarySchema = z
 export const LEAD_PAGE_MAX = 100;
 export const LEAD_PAGE_DEFAULT = 25;
 
-export const listLeadsQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number("must be an integer from 1 to 100")
-    .int("must be an integer from 1 to 100")
-    .min(1, "must be an integer from 1 to 100")
-    .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
-    .default(LEAD_PAGE_DEFAULT)
-    .describe("Page size, 1 to 100 (default 25)"),
-  cursor: z
-    .string()
-    .max(200)
-    .optional()
-    .describe("The next_cursor of a previous response, passed back unchanged (form `<added_at>|<lead_id>`)"),
-});
+export const listLeadsQuerySchema = z
+  .strictObject({
+    limit: z.coerce
+      .number("must be an integer from 1 to 100")
+      .int("must be an integer from 1 to 100")
+      .min(1, "must be an integer from 1 to 100")
+      .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
+      .default(LEAD_PAGE_DEFAULT)
+      .describe("Page size, 1 to 100 (default 25)"),
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        "The next_cursor of a previous response, passed back unchanged (form `<added_at>|<lead_id>`)",
+      ),
+  })
+  .superRefine(({ cursor }, context) => {
+    if (cursor !== undefined && !decodeCursor(cursor)) {
+      context.addIssue({
+        code: "custom",
+        path: ["cursor"],
+        message: "not a cursor issued by this API; pass next_cursor back unchanged.",
+      });
+    }
+  });
 
 export const leadPageSchema = z
   .object({

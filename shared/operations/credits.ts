@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { readBalance } from "../credits/ledger.ts";
+import { defineOperation } from "./operation.ts";
+
+const creditsSchema = z
+  .object({ balance: z.number().int().describe("Remaining workspace credits") })
+  .meta({ id: "Credits" });
+
+/** GET /v1/credits, the `get_credit_balance` tool. */
+export const creditsOperation = defineOperation({
+  name: "get_credits",
+  input: z.object({}),
+  output: creditsSchema,
+  errors: [],
+  bucket: "read",
+  cost: { credits: () => 0 },
+  mcp: {
+    name: "get_credit_balance",
+    title: "Read the credit balance",
+    description:
+      "Read the workspace's remaining credits. Costs no credits. A search costs up to 1 credit per new place returned; a draft costs 1 credit.",
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run({ principal, services }) {
+    return { balance: await readBalance(services.db, principal.workspaceId) };
+  },
+});

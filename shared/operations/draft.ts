@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { draftOutreach } from "../drafting/draft-outreach.ts";
+import { draftLocaleSchema, draftResponseSchema } from "../drafting/schemas.ts";
+import { leadIdInput } from "./get-lead.ts";
+import { defineOperation } from "./operation.ts";
+
+/** POST /v1/leads/{id}/outreach-draft, the `draft_outreach_email` tool, the console's draft button. */
+export const draftOperation = defineOperation({
+  name: "draft",
+  input: z.object({ lead_id: leadIdInput, locale: draftLocaleSchema.optional() }),
+  output: draftResponseSchema,
+  errors: [
+    "invalid_request",
+    "insufficient_credits",
+    "lead_not_found",
+    "request_too_large",
+    "insufficient_audit_data",
+    "generation_failed",
+  ],
+  // Drafts share the read bucket (spec: 30 a minute for list, lead, credits and draft).
+  bucket: "read",
+  cost: { credits: () => 1, perAttempt: "draft_attempts" },
+  mcp: {
+    name: "draft_outreach_email",
+    title: "Draft an outreach email",
+    description:
+      "Draft one outreach email (subject and body) for one saved lead, grounded only in verified facts about the business. The service never sends it. " +
+      "Costs 1 credit, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead) or generation_failed. " +
+      "Calling it again drafts and charges again.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  async run({ principal, logger, services }, { lead_id, locale }) {
+    const draft = await draftOutreach(
+      { db: services.db, generator: services.draftGenerator, metrics: services.metrics, logger },
+      principal.workspaceId,
+      lead_id,
+      locale,
+    );
+    return { subject: draft.subject, body: draft.body, facts_used: draft.facts_used };
+  },
+});

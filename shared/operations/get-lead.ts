@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { ApiError } from "../errors.ts";
+import { findLeadDetail } from "../leads/leads.ts";
+import { leadDetailSchema, leadIdSchema, leadSummaryJson } from "../leads/schemas.ts";
+import { defineOperation } from "./operation.ts";
+
+/** A lead id as the tools name it. */
+export const leadIdInput = leadIdSchema.describe("Lead id (uuid), as returned by search_leads or list_leads");
+
+const leadNotFound = () => new ApiError("lead_not_found", "No lead with this id in your workspace.");
+
+/** GET /v1/leads/{id}, the `get_lead` tool, the console's lead page. */
+export const getLeadOperation = defineOperation({
+  name: "get_lead",
+  input: z.object({ lead_id: leadIdInput }),
+  output: leadDetailSchema,
+  errors: ["invalid_request", "lead_not_found"],
+  bucket: "read",
+  cost: { credits: () => 0 },
+  mcp: {
+    name: "get_lead",
+    title: "Get one lead",
+    description:
+      "Fetch one saved lead with its website-quality flags (no_website_flag, not_mobile_friendly_flag, outdated_website_flag, last_media_year; null means never checked). Costs no credits.",
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run({ principal, services }, { lead_id }) {
+    const lead = await findLeadDetail(services.db, principal.workspaceId, lead_id);
+    if (!lead) throw leadNotFound();
+    return leadSummaryJson(lead);
+  },
+});
