@@ -83,6 +83,8 @@ export interface PlacesTable {
   category: string;
   address: string | null;
   website: string | null;
+  /** The provider's national phone number (migration 0013); null when it gives none. */
+  phone: string | null;
   country: string | null;
   rating: number | null;
   user_rating_count: number;

@@ -22,6 +22,7 @@ const summaryColumns = [
   "places.category",
   "places.address",
   "places.website",
+  "places.phone",
   "leads.outreach_status",
   "leads.added_at",
 ] as const;
@@ -43,7 +44,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
   // The email is not a column: listLeads adds it from the audit (contactEmailOf).
   return sql<Omit<LeadSummary, "email">>`
     with recursive walk as (
-      (select first.*, places.name, places.category, places.address, places.website, 1 as n
+      (select first.*, places.name, places.category, places.address, places.website, places.phone, 1 as n
        from (
          select leads.id, leads.place_id, leads.outreach_status, leads.added_at
          from leads
@@ -53,7 +54,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
        ) as first
        join places on places.place_id = first.place_id)
       union all
-      select next.*, places.name, places.category, places.address, places.website, walk.n + 1
+      select next.*, places.name, places.category, places.address, places.website, places.phone, walk.n + 1
       from walk
       cross join lateral (
         select leads.id, leads.place_id, leads.outreach_status, leads.added_at
@@ -65,7 +66,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       join places on places.place_id = next.place_id
       where walk.n < ${page.limit}
     )
-    select id, place_id, name, category, address, website, outreach_status, added_at
+    select id, place_id, name, category, address, website, phone, outreach_status, added_at
     from walk
     order by walk.added_at desc, walk.id desc`;
 }

@@ -24,7 +24,16 @@ export const leadSummarySchema = z
     name: z.string(),
     category: z.string(),
     address: z.string().nullable(),
-    website: z.string().nullable(),
+    website: z
+      .string()
+      .nullable()
+      .describe("The business's website, an http(s) URL; null when it lists none"),
+    phone: z
+      .string()
+      .nullable()
+      .describe(
+        "The business's phone number as the places provider writes it for its country; null when none",
+      ),
     email: z
       .string()
       .nullable()

@@ -29,6 +29,8 @@ const fixturePlaceSchema = z.strictObject({
   rating: z.number().min(0).max(5).nullable(),
   user_rating_count: z.number().int().nonnegative(),
   queries: z.array(nonBlank).min(1, "must list at least one query, or be left out").optional(),
+  phone: nonBlank.nullable().optional(),
+  business_status: z.enum(["OPERATIONAL", "CLOSED_TEMPORARILY", "CLOSED_PERMANENTLY"]).optional(),
 });
 
 const fixtureFileSchema = z.strictObject({ places: z.array(fixturePlaceSchema) });
@@ -156,6 +158,8 @@ function toPlaceCandidate(place: FixturePlace): PlaceCandidate {
     category: place.category,
     address: place.address,
     website: place.website,
+    phone: place.phone ?? null,
+    permanentlyClosed: place.business_status === "CLOSED_PERMANENTLY",
     country: place.country,
     rating: place.rating,
     userRatingCount: place.user_rating_count,

@@ -6,6 +6,7 @@
 import { type Dispatcher, request } from "undici";
 import { z } from "zod";
 import {
+  httpWebsiteOrNull,
   MAX_PAGES_PER_QUERY,
   MAX_PLACES_PER_QUERY,
   PLACES_PAGE_SIZE,
@@ -19,6 +20,7 @@ import {
 /**
  * Exactly the fields the service uses. Google bills Text Search by the most expensive field
  * requested and refuses a request without a mask, so the list is explicit, never `*`.
+ * `businessStatus` and `nationalPhoneNumber` bill in no dearer tier than `websiteUri` already does.
  */
 export const GOOGLE_PLACES_FIELD_MASK = [
   "places.id",
@@ -30,6 +32,8 @@ export const GOOGLE_PLACES_FIELD_MASK = [
   "places.userRatingCount",
   "places.primaryTypeDisplayName",
   "places.primaryType",
+  "places.businessStatus",
+  "places.nationalPhoneNumber",
   "nextPageToken",
 ].join(",");
 
@@ -89,6 +93,9 @@ const googlePlaceSchema = z.object({
   userRatingCount: z.number().int().nonnegative().optional(),
   primaryTypeDisplayName: localizedTextSchema.optional(),
   primaryType: z.string().optional(),
+  // OPERATIONAL, CLOSED_TEMPORARILY, CLOSED_PERMANENTLY (or a value added later: read as open).
+  businessStatus: z.string().optional(),
+  nationalPhoneNumber: z.string().optional(),
 });
 
 // No match at all is answered with `{}`: `places` absent, not an empty array.
@@ -362,7 +369,9 @@ function toPlaceCandidate(place: GooglePlace): PlaceCandidate | null {
     name,
     category: categoryOf(place),
     address: nonEmpty(place.formattedAddress),
-    website: nonEmpty(place.websiteUri),
+    website: httpWebsiteOrNull(place.websiteUri),
+    phone: nonEmpty(place.nationalPhoneNumber),
+    permanentlyClosed: place.businessStatus === "CLOSED_PERMANENTLY",
     country: countryOf(place),
     rating: place.rating ?? null,
     userRatingCount: place.userRatingCount ?? 0,

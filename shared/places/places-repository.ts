@@ -12,6 +12,7 @@ const DATA_COLUMNS = [
   "category",
   "address",
   "website",
+  "phone",
   "country",
   "rating",
   "user_rating_count",

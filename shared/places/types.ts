@@ -12,7 +12,12 @@ export interface PlaceCandidate {
   /** Human-readable category or trade ("Plumber"); null when the provider gives none. */
   category: string | null;
   address: string | null;
+  /** The business's own website: an http(s) URL, or null (none, or a link of another scheme). */
   website: string | null;
+  /** The provider's national phone number as written for the country ("(613) 555-0134"); null when none. */
+  phone: string | null;
+  /** The provider says the business closed for good: never returned, never charged. */
+  permanentlyClosed: boolean;
   /** ISO 3166-1 alpha-2 code (upper case) of the address's country, when known. */
   country: string | null;
   /** Average user rating, 1 to 5; null when the place has no rating. */
@@ -91,6 +96,17 @@ export const isPlacesProviderError = (error: unknown): error is PlacesProviderEr
  */
 export function toTextQuery(query: { location: string; category: string }): string {
   return `${collapseWhitespace(query.category)} in ${collapseWhitespace(query.location)}`;
+}
+
+/**
+ * A website as the provider lists it, kept only when it is an http(s) URL: a `javascript:` or
+ * `data:` link (anyone can edit a listing) is no website, and must never reach a client as one.
+ */
+export function httpWebsiteOrNull(text: string | null | undefined): string | null {
+  const trimmed = text?.trim() ?? "";
+  if (trimmed === "" || !URL.canParse(trimmed)) return null;
+  const { protocol } = new URL(trimmed);
+  return protocol === "http:" || protocol === "https:" ? trimmed : null;
 }
 
 function collapseWhitespace(text: string): string {

@@ -48,6 +48,7 @@ function placeDataOf({ candidate, category }: ScannedPlace): PlaceData {
     category,
     address: candidate.address,
     website: candidate.website,
+    phone: candidate.phone,
     country: candidate.country,
     rating: candidate.rating,
     user_rating_count: candidate.userRatingCount,

@@ -393,6 +393,8 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         const fresh = page.filter((candidate) => {
           if (seen.has(candidate.placeId)) return false;
           seen.add(candidate.placeId);
+          // A business closed for good is no lead: never returned, never charged, never counted.
+          if (candidate.permanentlyClosed) return false;
           return passesCheapFilters(candidate, request.filters);
         });
         const cached = state.isLive

@@ -152,6 +152,7 @@ async function runSearch(
       category,
       address: candidate.address,
       website: candidate.website,
+      phone: candidate.phone,
       email: contactEmailOf(audit),
       outreach_status: lead.outreach_status,
       added_at: lead.added_at,

@@ -83,6 +83,7 @@ describe("GET /v1/leads", () => {
       category: "Plumber",
       address: "1 Rue X",
       website: null,
+      phone: null,
       email: null,
       outreach_status: "new",
       added_at: "2026-05-06T07:08:09.010Z",

@@ -215,6 +215,8 @@ function scanned(placeId: string): ScannedPlace {
       category: "Plumber",
       address: `${placeId} Main St`,
       website: placeId.endsWith("3") ? null : `https://${placeId}.example/`,
+      phone: null,
+      permanentlyClosed: false,
       country: "CA",
       rating: 4.5,
       userRatingCount: 12,

@@ -106,6 +106,8 @@ describe("Google Places provider over HTTP", () => {
       userRatingCount: 7,
       primaryType: "plumber",
       primaryTypeDisplayName: { text: "Plumber", languageCode: "en" },
+      businessStatus: "OPERATIONAL",
+      nationalPhoneNumber: "(613) 555-0134",
     };
     const sparse: GooglePlaceJson = {
       id: "ChIJ-sparse",
@@ -125,6 +127,8 @@ describe("Google Places provider over HTTP", () => {
           category: "Plumber",
           address: "412 Bank St, Ottawa, ON K2P 1Y4, Canada",
           website: "https://rideau.example/",
+          phone: "(613) 555-0134",
+          permanentlyClosed: false,
           country: "CA",
           rating: 4.6,
           userRatingCount: 7,
@@ -135,6 +139,8 @@ describe("Google Places provider over HTTP", () => {
           category: "Hardware store",
           address: null,
           website: null,
+          phone: null,
+          permanentlyClosed: false,
           country: null,
           rating: null,
           userRatingCount: 0,

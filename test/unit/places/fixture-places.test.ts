@@ -118,12 +118,39 @@ describe("fixture provider", () => {
           category: "Plumber",
           address: "412 Bank St, Ottawa, ON K2P 1Y4, Canada",
           website: "https://rideau.example",
+          phone: null,
+          permanentlyClosed: false,
           country: "CA",
           rating: 4.5,
           userRatingCount: 3,
         },
       ],
     ]);
+  });
+
+  it("reads the optional phone and business status (a permanently closed place is flagged)", async () => {
+    const provider = createFixturePlacesProviderFromData(
+      {
+        places: [
+          fixturePlace({ place_id: "open", phone: "(613) 555-0134", business_status: "OPERATIONAL" }),
+          fixturePlace({ place_id: "closed", business_status: "CLOSED_PERMANENTLY" }),
+        ],
+      },
+      "inline",
+    );
+    const [page] = await collectPages(provider, "plumber in Ottawa");
+    expect(
+      page?.map(({ placeId, phone, permanentlyClosed }) => ({ placeId, phone, permanentlyClosed })),
+    ).toEqual([
+      { placeId: "open", phone: "(613) 555-0134", permanentlyClosed: false },
+      { placeId: "closed", phone: null, permanentlyClosed: true },
+    ]);
+    expect(() =>
+      createFixturePlacesProviderFromData(
+        { places: [fixturePlace({ place_id: "gone", business_status: "GONE" } as unknown as FixturePlace)] },
+        "inline",
+      ),
+    ).toThrow(/business_status/);
   });
 
   it("pages by 20 and stops at 60 places over 3 pages", async () => {

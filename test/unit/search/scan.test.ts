@@ -32,6 +32,8 @@ function candidate(id: string, website: string | null = `https://${id}.example/`
     category: "Plumber",
     address: null,
     website,
+    phone: null,
+    permanentlyClosed: false,
     country: "US",
     rating: 4.5,
     userRatingCount: 10,
