@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import consoleRoutes from "./console/index.ts";
 import { CONSOLE_PREFIX, hideInviteToken } from "./console/paths.ts";
 import { adminGuard } from "./plugins/admin-guard.ts";
 import authentication from "./plugins/authentication.ts";
@@ -11,7 +12,6 @@ import openApi from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
-import consoleRoutes from "./routes/console.ts";
 import docsRoutes from "./routes/docs.ts";
 import mcpRoutes from "./routes/mcp.ts";
 import oauthRoutes from "./routes/oauth.ts";

@@ -23,6 +23,7 @@ import {
 import { readUserInfo } from "../../shared/oauth/userinfo.ts";
 import { type AddressBucket, type AddressLimiter, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
 import { isStorableText } from "../../shared/text-input.ts";
+import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
 import {
   CONSENT_FORM,
@@ -106,14 +107,6 @@ function clientIdOf(request: FastifyRequest, form: Params): string | undefined {
     );
   }
   return fromHeader;
-}
-
-function readCookie(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? "").split(";")) {
-    const separator = part.indexOf("=");
-    if (separator !== -1 && part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
-  }
-  return undefined;
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {

@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../api/app.ts";
-import { CONSOLE_ROUTES } from "../../../api/routes/console.ts";
+import { CONSOLE_ROUTES } from "../../../api/console/index.ts";
 import { createServices } from "../../../api/services.ts";
 import { loggerOptions } from "../../../shared/logger.ts";
 import { hashSecret } from "../../../shared/workspaces/api-keys.ts";

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Services } from "../services.ts";
+import renderer from "./renderer.ts";
+import accountRoutes from "./routes/account.ts";
+import assetRoutes from "./routes/assets.ts";
+import creditRoutes from "./routes/credits.ts";
+import inviteRoutes from "./routes/invite.ts";
+import keyRoutes from "./routes/keys.ts";
+import leadRoutes from "./routes/leads.ts";
+import memberRoutes from "./routes/members.ts";
+import overviewRoutes from "./routes/overview.ts";
+import settingsRoutes from "./routes/settings.ts";
+import signInRoutes from "./routes/sign-in.ts";
+import workspacesRoutes from "./routes/workspaces.ts";
+import session from "./session.ts";
+import { errorPage } from "./views/components.ts";
+import workspaceScope from "./workspace-scope.ts";
+
+/** Every console route as `METHOD /path` (the security tests sweep them all). */
+export const CONSOLE_ROUTES = new Set<string>();
+
+/**
+ * The member console under /app: server-rendered pages over the same domain functions as the
+ * API, one file of routes per page group (`routes/`), one of templates per page (`views/`).
+ * Routes stay thin: they parse the form, call `shared/`, and render.
+ */
+const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+  app.addHook("onRoute", (route) => {
+    // Pages, not API: kept out of /openapi.json.
+    route.schema = { ...route.schema, hide: true };
+    for (const method of [route.method].flat()) {
+      if (method !== "HEAD") CONSOLE_ROUTES.add(`${method} ${route.url}`);
+    }
+  });
+  await app.register(session, { db, secureCookies: config.publicUrl.startsWith("https:") });
+  await app.register(renderer, { db });
+  app.setNotFoundHandler(async (_request, reply) =>
+    reply.render((context) => errorPage(context, context.t.t("notFound")), 404),
+  );
+
+  await app.register(assetRoutes);
+  for (const routes of [workspacesRoutes, signInRoutes, inviteRoutes, accountRoutes]) {
+    await app.register(routes, { services });
+  }
+  await app.register(
+    async (workspace) => {
+      await workspace.register(workspaceScope, { db });
+      for (const routes of [
+        overviewRoutes,
+        keyRoutes,
+        memberRoutes,
+        settingsRoutes,
+        leadRoutes,
+        creditRoutes,
+      ]) {
+        await workspace.register(routes, { services });
+      }
+    },
+    { prefix: "/w/:workspaceId" },
+  );
+};
+
+export default consoleRoutes;

@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { listMemberships } from "../../shared/accounts/accounts.ts";
+import type { Db } from "../../shared/db/database.ts";
+import { toApiError } from "../plugins/errors.ts";
+import { languageFromHeader, type MessageKey, type Translator, translator } from "./i18n.ts";
+import { PAGE_HEADERS, type PageContext } from "./layout.ts";
+import { PageError } from "./page-error.ts";
+import { errorPage } from "./views/components.ts";
+
+/** A page as a function of who is looking (language, CSRF token, account, workspace). */
+export type View = (context: PageContext) => string;
+
+declare module "fastify" {
+  interface FastifyReply {
+    /** Renders the view for this request and sends it with the console's page headers. */
+    render(view: View, status?: number): Promise<FastifyReply>;
+  }
+}
+
+/** Domain messages that are keys of the console's catalog (passwords, invites) are shown translated. */
+export const DOMAIN_MESSAGES: Record<string, MessageKey> = {
+  wrong_password: "wrongPassword",
+  too_short: "tooShort",
+  too_long: "tooLong",
+  invite_invalid: "inviteInvalid",
+};
+
+export const translatorOf = (request: FastifyRequest): Translator =>
+  translator(
+    request.consoleSession?.account.language ?? languageFromHeader(request.headers["accept-language"]),
+  );
+
+/** What the page's view needs to know about who is looking. */
+async function contextOf(db: Db, request: FastifyRequest, reply: FastifyReply): Promise<PageContext> {
+  const t = translatorOf(request);
+  const csrf = reply.csrfToken();
+  const session = request.consoleSession;
+  if (!session) return { t, csrf };
+  const membership = request.consoleMembership;
+  const memberships = await listMemberships(db, session.account.id);
+  return {
+    t,
+    csrf,
+    account: session.account,
+    canSwitch: memberships.length > 1,
+    ...(membership ? { workspace: { id: membership.workspace_id, name: membership.workspace_name } } : {}),
+  };
+}
+
+/** A thrown error as the page that explains it: 5xx masked, domain messages translated. */
+function pageErrorOf(error: unknown, request: FastifyRequest): PageError {
+  if (error instanceof PageError) return error;
+  const apiError = toApiError(error, request);
+  const known = DOMAIN_MESSAGES[apiError.message];
+  if (apiError.status >= 500) return new PageError(apiError.status, "serverError");
+  if (apiError.status === 404) return new PageError(404, known ?? "notFound");
+  if (apiError.code === "insufficient_credits") return new PageError(402, "insufficientCredits");
+  if (known) return new PageError(apiError.status, known);
+  return new PageError(apiError.status, "invalidInput", { detail: apiError.message });
+}
+
+/** The console's one renderer: every page, error pages included, goes out through `reply.render`. */
+export default fp<{ db: Db }>(
+  async (app, { db }) => {
+    app.decorateReply("render", async function (this: FastifyReply, view: View, status = 200) {
+      const context = await contextOf(db, this.request, this);
+      return this.code(status).headers(PAGE_HEADERS).send(view(context));
+    });
+
+    app.setErrorHandler(async (error, request, reply) => {
+      const pageError = pageErrorOf(error, request);
+      const message = (context: PageContext) => context.t.t(pageError.key, pageError.values);
+      return reply
+        .render((context) => errorPage(context, message(context)), pageError.status)
+        .catch(() => {
+          // The error came from the session store itself: the page without account or workspace.
+          const context = { t: translatorOf(request), csrf: "" };
+          return reply
+            .code(pageError.status)
+            .headers(PAGE_HEADERS)
+            .send(errorPage(context, message(context)));
+        });
+    });
+  },
+  { name: "console-renderer", dependencies: ["console-session"] },
+);

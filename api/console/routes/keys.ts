@@ -1,0 +1,70 @@
+import type { FastifyPluginAsync } from "fastify";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
+import type { Services } from "../../services.ts";
+import { keyForm, parseForm } from "../forms.ts";
+import { PageError } from "../page-error.ts";
+import { workspacePath } from "../paths.ts";
+import { confirmPage } from "../views/components.ts";
+import { keysPage } from "../views/keys.ts";
+import { idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+
+/** The workspace's API keys: list, create (shown once), revoke. */
+const keyRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
+
+  app.get("/keys", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    await services.keyUsage.flush();
+    const keys = await listApiKeys(db, workspace_id);
+    return reply.render((context) =>
+      keysPage(context, { workspaceId: workspace_id, keys, info: noticeOf(request, context) }),
+    );
+  });
+
+  app.post("/keys", async (request, reply) => {
+    const membership = membershipOf(request);
+    const { name } = parseForm(keyForm, request.body);
+    const created = await createApiKey(db, membership.workspace_id, {
+      name,
+      createdBy: membership.member_id,
+    });
+    const keys = await listApiKeys(db, membership.workspace_id);
+    // Shown in this answer only, never in a URL, never again.
+    return reply.render(
+      (context) =>
+        keysPage(context, {
+          workspaceId: membership.workspace_id,
+          keys,
+          created: { name: created.name, key: created.key },
+        }),
+      201,
+    );
+  });
+
+  app.get("/keys/:keyId/revoke", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const keyId = idParam(request, "keyId");
+    const key = (await listApiKeys(db, workspace_id)).find(
+      (candidate) => candidate.id === keyId && !candidate.revoked_at,
+    );
+    if (!key) throw new PageError(404, "notFound");
+    return reply.render((context) =>
+      confirmPage(context, {
+        title: context.t.t("revoke"),
+        subject: key.name,
+        question: context.t.t("revokeConfirm"),
+        action: workspacePath(workspace_id, `keys/${key.id}/revoke`),
+        button: context.t.t("revoke"),
+        cancelHref: workspacePath(workspace_id, "keys"),
+      }),
+    );
+  });
+
+  app.post("/keys/:keyId/revoke", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    await revokeApiKey(db, workspace_id, idParam(request, "keyId"));
+    return reply.redirect(`${workspacePath(workspace_id, "keys")}?done=revoked`, 303);
+  });
+};
+
+export default keyRoutes;

@@ -1,0 +1,106 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import {
+  findLeadWithEvidence,
+  leadsCsv,
+  listDraftsOfLead,
+  listLeadsWithEvidence,
+} from "../../../shared/console/workspace-views.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { decodeCursor } from "../../../shared/leads/cursor.ts";
+import { draftOperation } from "../../../shared/operations/draft.ts";
+import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
+import { invoke } from "../../../shared/operations/operation.ts";
+import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
+import type { Services } from "../../services.ts";
+import { draftForm, parseForm } from "../forms.ts";
+import { PageError } from "../page-error.ts";
+import { workspacePath } from "../paths.ts";
+import { leadPage, leadsPage } from "../views/leads.ts";
+import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+
+const listQuery = z.object({ cursor: z.string().optional() }).catch({});
+
+/** The workspace's leads: the list, the CSV export, one lead with its drafts, a new draft. */
+const leadRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
+
+  app.get("/leads", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const raw = listQuery.parse(request.query).cursor;
+    const after = raw === undefined ? null : decodeCursor(raw);
+    if (raw !== undefined && !after) throw new PageError(400, "invalidInput", { detail: "cursor" });
+    const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after });
+    return reply.render((context) =>
+      leadsPage(context, {
+        workspaceId: workspace_id,
+        leads: page.leads,
+        nextCursor: page.next_cursor,
+        paged: after !== null,
+      }),
+    );
+  });
+
+  app.get("/leads.csv", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    return reply
+      .header("content-type", "text/csv; charset=utf-8")
+      .header("content-disposition", 'attachment; filename="leads.csv"')
+      .header("cache-control", "no-store")
+      .send(Readable.from(leadsCsv(db, workspace_id)));
+  });
+
+  async function renderLead(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: { error?: string; status?: number } = {},
+  ) {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const lead = await findLeadWithEvidence(db, workspace_id, leadId);
+    if (!lead) throw new PageError(404, "notFound");
+    const workspace = await requireWorkspace(db, workspace_id);
+    const drafts = await listDraftsOfLead(db, workspace_id, leadId);
+    return reply.render(
+      (context) =>
+        leadPage(context, {
+          workspaceId: workspace_id,
+          lead,
+          drafts,
+          language: workspace.language,
+          info: noticeOf(request, context),
+          error: outcome.error,
+        }),
+      outcome.status,
+    );
+  }
+
+  app.get("/leads/:leadId", async (request, reply) => {
+    // The lead read of every door (read bucket, log line); the page then adds evidence and drafts.
+    await invoke(getLeadOperation, callerOf(request, services), { lead_id: idParam(request, "leadId") });
+    return renderLead(request, reply);
+  });
+
+  app.post("/leads/:leadId/draft", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const { locale } = parseForm(draftForm, request.body);
+    try {
+      // The draft operation of every door: read bucket, hourly draft-attempt limit, same charge.
+      await invoke(draftOperation, callerOf(request, services), { lead_id: leadId, locale });
+    } catch (error) {
+      if (
+        !(error instanceof ApiError) ||
+        error.status === 404 ||
+        (error.status >= 500 && error.code !== "generation_failed")
+      )
+        throw error;
+      reply.headers(error.headers);
+      return renderLead(request, reply, { error: error.message, status: error.status });
+    }
+    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=drafted`, 303);
+  });
+};
+
+export default leadRoutes;

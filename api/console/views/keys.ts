@@ -1,0 +1,48 @@
+import type { ApiKeyListing } from "../../../shared/workspaces/api-keys.ts";
+import { html } from "../html.ts";
+import { csrfField, layout, notice, type PageContext } from "../layout.ts";
+import { workspacePath } from "../paths.ts";
+import { field } from "./components.ts";
+
+export function keysPage(
+  context: PageContext,
+  input: {
+    workspaceId: string;
+    keys: ApiKeyListing[];
+    info?: string;
+    error?: string;
+    created?: { name: string; key: string };
+  },
+): string {
+  const { t } = context;
+  const rows = input.keys.map(
+    (key) => html`<tr>
+<td>${key.name}</td>
+<td>${key.created_by_name ?? key.created_by_email}</td>
+<td>${t.date(key.created_at)}</td>
+<td>${t.date(key.last_used_at)}</td>
+<td>${key.revoked_at ? t.date(key.revoked_at) : html`<span class="muted">${t.t("active")}</span>`}</td>
+<td>${key.revoked_at ? "" : html`<a href="${workspacePath(input.workspaceId, `keys/${key.id}/revoke`)}">${t.t("revoke")}<span class="visually-hidden"> ${key.name}</span></a>`}</td>
+</tr>`,
+  );
+  return layout(
+    { ...context, tab: "keys" },
+    t.t("keys"),
+    html`${notice("ok", input.info)}${notice("error", input.error)}
+${
+  input.created
+    ? html`<section class="card" aria-labelledby="new-key"><h2 id="new-key">${t.t("keyCreated")}: ${input.created.name}</h2>
+<p>${t.t("keyShownOnce")}</p>
+<div class="secret"><code id="new-key-value">${input.created.key}</code><button type="button" data-copy="new-key-value" data-copied="${t.t("copied")}">${t.t("copy")}</button></div></section>`
+    : ""
+}
+<div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, "keys")}">${csrfField(context)}
+<div>${field("key-name", t.t("keyName"), html`<input type="text" id="key-name" name="name" required maxlength="200">`)}</div>
+<button type="submit" class="primary">${t.t("createKey")}</button></form></div>
+${
+  input.keys.length === 0
+    ? html`<p class="card empty">${t.t("noKeys")}</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("keyName")}</th><th scope="col">${t.t("createdBy")}</th><th scope="col">${t.t("createdAt")}</th><th scope="col">${t.t("lastUsed")}</th><th scope="col">${t.t("revoked")}</th><th scope="col"><span class="visually-hidden">${t.t("revoke")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+}`,
+  );
+}

@@ -1,0 +1,24 @@
+import type { Workspace } from "../../../shared/db/schema.ts";
+import { html } from "../html.ts";
+import { csrfField, layout, notice, type PageContext } from "../layout.ts";
+import { workspacePath } from "../paths.ts";
+import { field, languageOptions } from "./components.ts";
+
+export function settingsPage(
+  context: PageContext,
+  input: { workspace: Workspace; info?: string; error?: string },
+): string {
+  const { t } = context;
+  const { workspace } = input;
+  return layout(
+    { ...context, tab: "settings" },
+    t.t("settings"),
+    html`${notice("ok", input.info)}${notice("error", input.error)}
+<div class="card"><form class="stack" method="post" action="${workspacePath(workspace.id, "settings")}">${csrfField(context)}
+${field("language", t.t("language"), html`<select id="language" name="language" aria-describedby="language-hint">${languageOptions(t, workspace.language)}</select>`, t.t("languageHelp"))}
+${field("sender-name", t.t("senderName"), html`<input type="text" id="sender-name" name="sender_name" maxlength="200" value="${workspace.sender_name ?? ""}">`)}
+${field("sender-company", t.t("senderCompany"), html`<input type="text" id="sender-company" name="sender_company" maxlength="200" value="${workspace.sender_company ?? ""}">`)}
+${field("offer", t.t("offer"), html`<textarea id="offer" name="offer" maxlength="500" aria-describedby="offer-hint">${workspace.offer ?? ""}</textarea>`, t.t("offerHelp"))}
+<div><button type="submit" class="primary">${t.t("save")}</button></div></form></div>`,
+  );
+}
