@@ -17,6 +17,23 @@ export interface WorkspacesTable {
   sender_name: string | null;
   sender_company: string | null;
   offer: string | null;
+  /** Ends every draft (CASL, CAN-SPAM); null: the draft shows a placeholder. */
+  postal_address: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+}
+
+export type SuppressionKind = "email" | "domain" | "place";
+
+/** Who must not be contacted; see shared/suppressions/suppressions.ts. */
+export interface SuppressionsTable {
+  id: Generated<string>;
+  workspace_id: string;
+  kind: SuppressionKind;
+  /** A lower-cased email address or domain, or a place id as the provider spells it. */
+  value: string;
+  reason: string | null;
+  /** The member who added it; null: the operator (admin API). */
+  added_by_member_id: string | null;
   created_at: Timestamp;
 }
 
@@ -226,6 +243,7 @@ export interface Database {
   credit_holds: CreditHoldsTable;
   site_audits: SiteAuditsTable;
   drafts: DraftsTable;
+  suppressions: SuppressionsTable;
   oauth_clients: OAuthClientsTable;
   oauth_authorization_requests: OAuthAuthorizationRequestsTable;
   oauth_grants: OAuthGrantsTable;

@@ -12,15 +12,31 @@
  * - it contains a link or an email address (the service never sends either: the business's own
  *   address must not be put in the body, and a model's link is unverified);
  * - it is not in the requested language (detectLanguage below);
- * - the signature (sign-off, name, company) is not its last lines, or the workspace's offer is missing.
+ * - it does not end exactly as the service writes every draft's end: the signature (sign-off, name,
+ *   company), the postal address (or its placeholder), then one paragraph saying where the
+ *   address was found (only when it was found on the business's website) and the opt-out. A
+ *   draft that drops, alters or reorders any of them, or adds to them, is refused;
+ * - its own text (a model's part) writes an opt-out of its own: the service writes the only one;
+ * - the workspace's offer is missing.
  */
 import { franc } from "franc-min";
-import { frameFor, offerSentence } from "./email-frame.ts";
+import { closingLines, frameFor, offerSentence } from "./email-frame.ts";
 import { factsForDraft, MAX_FACTS_PER_DRAFT } from "./facts.ts";
-import { type Draft, type DraftLocale, type DraftRequest, signatureLines, singleLine } from "./generator.ts";
+import {
+  type Draft,
+  type DraftLocale,
+  type DraftRequest,
+  postalAddressLines,
+  signatureLines,
+  singleLine,
+} from "./generator.ts";
 
 /** The number the service's own ask states ("a 15-minute call"), in both languages. */
 const ASK_NUMBERS = ["15"];
+
+/** Opt-out wording in English and French: only the service's own notice may carry it. */
+const OPT_OUT_PATTERN =
+  /\b(?:unsubscribe|opt[- ]?out|rather not hear|stop (?:hearing|receiving))|d[ée]sabonn|d[ée]sinscri|ne plus recevoir|ne plus (?:vous )?(?:[ée]crire|contacter)/i;
 
 /** Runs of digits, with inner dots or commas ("1.8.2", "0,5"); a trailing period is punctuation. */
 const NUMBER_PATTERN = /\d+(?:[.,]\d+)*/g;
@@ -112,6 +128,8 @@ export function findTextProblems(text: string, request: DraftRequest): string[] 
   const numbers = unverifiedNumbers(own, allowedNumbers(request));
   if (numbers.length > 0)
     problems.push(`it states numbers that are not among the verified facts: ${numbers.join(", ")}`);
+  if (OPT_OUT_PATTERN.test(own))
+    problems.push("it writes an opt-out of its own (the service adds the one opt-out)");
   const language = detectLanguage(own);
   if (language !== "und" && language !== request.locale) {
     problems.push(
@@ -148,16 +166,36 @@ export function findDraftProblems(draft: Draft, request: DraftRequest): string[]
   if (draft.facts_used.some((key) => !given.includes(key)))
     problems.push("facts_used names a fact that was not given");
 
-  const signature = [
-    frameFor(request.locale).signOff,
-    ...signatureLines(request.sender, request.locale),
-  ].join("\n");
-  if (!draft.body.endsWith(`\n\n${signature}`)) problems.push("it does not end with the signature");
+  const [signature, notice] = closingLines(request);
+  if (!draft.body.endsWith(`\n\n${signature}\n\n${notice}`))
+    problems.push(...describeBadEnd(draft.body, request));
   const offer = offerSentence(request.sender, request.locale);
   if (offer !== null && !draft.body.includes(offer)) problems.push("it does not carry the offer");
 
-  // The signature and the offer are the workspace's own text, in whatever language it wrote them.
-  const ownText = offer === null ? [signature] : [signature, offer];
+  // The signature block, the notice and the offer are the service's or the workspace's own text.
+  const ownText = offer === null ? [signature, notice] : [signature, notice, offer];
   problems.push(...findTextProblems(`${draft.subject}\n${removeAll(draft.body, ownText)}`, request));
   return problems;
+}
+
+/** Which part of the required end is missing or altered (at least one reason). */
+function describeBadEnd(body: string, request: DraftRequest): string[] {
+  const frame = frameFor(request.locale);
+  const [, notice] = closingLines(request);
+  const reasons: string[] = [];
+  const signature = [frame.signOff, ...signatureLines(request.sender, request.locale)].join("\n");
+  if (!body.includes(signature)) reasons.push("it does not carry the signature");
+  if (!body.includes(postalAddressLines(request.sender, request.locale).join("\n")))
+    reasons.push("it does not carry the postal address");
+  if (!body.includes(notice)) {
+    reasons.push(
+      request.emailFoundOnWebsite
+        ? "it does not carry the notice saying where the address was found and how to opt out"
+        : "it does not carry the opt-out sentence (alone: the address was not found on the business's website)",
+    );
+  }
+  if (reasons.length === 0) {
+    reasons.push("it does not end with the signature, the postal address and the opt-out, in that order");
+  }
+  return reasons;
 }

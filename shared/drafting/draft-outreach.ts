@@ -1,4 +1,5 @@
-import { readCurrentAudits } from "../audit/cache.ts";
+import { contactEmailOf, readCurrentAudits } from "../audit/cache.ts";
+import type { SiteAudit } from "../audit/types.ts";
 import type { CreditHold } from "../credits/holds.ts";
 import { holdCredits, releaseHold, settleHold } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
@@ -6,6 +7,7 @@ import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { markLeadDrafted } from "../leads/leads.ts";
 import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
+import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { findDraftProblems } from "./check-draft.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
@@ -77,6 +79,23 @@ async function produceDraft(
   const { db } = deps;
   const lead = await findLeadToDraft(db, workspaceId, leadId);
   if (!lead) throw new ApiError("lead_not_found", "No lead with this id in your workspace.");
+  const audit =
+    (await readCurrentAudits(db, [{ placeId: lead.place_id, website: lead.website }])).get(lead.place_id) ??
+    null;
+  // Checked before any credit is held or any model is asked: a suppressed lead costs nothing.
+  const suppressions = await loadSuppressionList(db, workspaceId);
+  if (
+    suppressions.matches({
+      placeId: lead.place_id,
+      website: lead.website,
+      email: contactEmailOf(audit ?? undefined),
+    })
+  ) {
+    throw new ApiError(
+      "lead_not_unlocked",
+      "This lead is on the workspace's suppression list (do not contact): no draft is written for it. Nothing was charged.",
+    );
+  }
 
   const hold = await holdCredits(db, workspaceId, {
     credits: DRAFT_COST,
@@ -85,7 +104,7 @@ async function produceDraft(
     describeShortfall: shortfall,
   });
   try {
-    return await draftWithHold(deps, workspaceId, lead, requestedLocale, hold);
+    return await draftWithHold(deps, workspaceId, { ...lead, audit }, requestedLocale, hold);
   } catch (error) {
     // Nothing was stored (the storing transaction rolled back): give the credit back.
     await releaseHold(db, hold).catch((releaseError: unknown) => {
@@ -116,13 +135,14 @@ function findLeadToDraft(db: Db, workspaceId: string, leadId: string) {
       "workspaces.sender_name",
       "workspaces.sender_company",
       "workspaces.offer",
+      "workspaces.postal_address",
     ])
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.id", "=", leadId)
     .executeTakeFirst();
 }
 
-type LeadRow = NonNullable<Awaited<ReturnType<typeof findLeadToDraft>>>;
+type LeadRow = NonNullable<Awaited<ReturnType<typeof findLeadToDraft>>> & { audit: SiteAudit | null };
 
 async function draftWithHold(
   deps: DraftOutreachDeps,
@@ -132,9 +152,7 @@ async function draftWithHold(
   hold: CreditHold,
 ): Promise<DraftOutcome> {
   const { db } = deps;
-  const audit =
-    (await readCurrentAudits(db, [{ placeId: lead.place_id, website: lead.website }])).get(lead.place_id) ??
-    null;
+  const { audit } = lead;
   const factInput = {
     place: {
       name: lead.name,
@@ -152,7 +170,14 @@ async function draftWithHold(
     locale,
     business: { name: lead.name, category: lead.category },
     facts,
-    sender: { name: lead.sender_name, company: lead.sender_company, offer: lead.offer },
+    sender: {
+      name: lead.sender_name,
+      company: lead.sender_company,
+      offer: lead.offer,
+      postalAddress: lead.postal_address,
+    },
+    // Every address the service knows was read from the business's own homepage.
+    emailFoundOnWebsite: contactEmailOf(audit ?? undefined) !== null,
   };
   const draft = await deps.generator.generate(request);
   // The one check every draft passes before it is stored and charged, whichever drafter wrote it.

@@ -17,11 +17,19 @@
  *     sign-off
  *     sender name or placeholder
  *     company or placeholder
+ *     postal address (its lines) or placeholder
+ *
+ *     notice: where the address was found (when on the business's website) and the opt-out
+ *
+ * The postal address and the opt-out are what anti-spam laws ask of every commercial email
+ * (CASL, CAN-SPAM), and saying where the address came from is what GDPR asks at first contact:
+ * the service writes them in the draft's language, and the checker refuses a draft without them.
  */
 import {
   type DraftLocale,
   type DraftRequest,
   type DraftSender,
+  postalAddressLines,
   signatureLines,
   singleLine,
 } from "./generator.ts";
@@ -36,6 +44,10 @@ export interface EmailFrame {
   offerTail: string;
   ask: string;
   signOff: string;
+  /** Said when the lead's address was found on its own website. */
+  emailSource: string;
+  /** How to stop further messages: a reply, which the sender honours. */
+  optOut: string;
 }
 
 // The opening line names the business without grammar that depends on its name (no English
@@ -54,6 +66,8 @@ const english: EmailFrame = {
   offerTail: ": that is what I do.",
   ask: "Would you be open to a 15-minute call next week? I'd be glad to walk you through what I would suggest, with no obligation.",
   signOff: "Best regards,",
+  emailSource: "I found your email address on your website.",
+  optOut: "If you'd rather not hear from me, just reply and let me know, and I won't write again.",
 };
 
 const french: EmailFrame = {
@@ -70,6 +84,9 @@ const french: EmailFrame = {
   offerTail: " : c'est ce que je propose.",
   ask: "Auriez-vous 15 minutes pour un appel la semaine prochaine ? Je vous présenterais volontiers mes suggestions, sans aucun engagement.",
   signOff: "Bien cordialement,",
+  emailSource: "J'ai trouvé votre adresse courriel sur votre site web.",
+  optOut:
+    "Si vous préférez ne plus recevoir de messages de ma part, il suffit de me répondre et je ne vous écrirai plus.",
 };
 
 const frames: Record<DraftLocale, EmailFrame> = { en: english, fr: french };
@@ -124,6 +141,27 @@ export function assembleBody(request: DraftRequest, middle: string, factKeys: re
     typeset(middle),
     closing,
   ];
-  const signature = [frame.signOff, ...signatureLines(request.sender, request.locale)];
-  return `${paragraphs.join("\n\n")}\n\n${signature.join("\n")}`;
+  return `${paragraphs.join("\n\n")}\n\n${closingLines(request).join("\n\n")}`;
+}
+
+/**
+ * What ends every body, exactly, as two blocks: the signature block (sign-off, name, company,
+ * postal address) and the notice (where the address was found, when on the business's website;
+ * then the opt-out). The postal address is the workspace's own text, kept as written.
+ */
+export function closingLines(request: DraftRequest): [signature: string, notice: string] {
+  const frame = frames[request.locale];
+  const signature = [
+    frame.signOff,
+    ...signatureLines(request.sender, request.locale),
+    ...postalAddressLines(request.sender, request.locale),
+  ].join("\n");
+  return [signature, noticeSentence(request)];
+}
+
+/** The last paragraph: where the address was found (when on the business's website), then the opt-out. */
+export function noticeSentence(request: DraftRequest): string {
+  const frame = frames[request.locale];
+  const sentences = request.emailFoundOnWebsite ? [frame.emailSource, frame.optOut] : [frame.optOut];
+  return typesetFor(request.locale)(sentences.join(" "));
 }

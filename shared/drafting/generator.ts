@@ -13,6 +13,8 @@ export interface DraftSender {
   company: string | null;
   /** The workspace's one-line offer; null when unset. */
   offer: string | null;
+  /** The workspace's postal address, ending every draft; null when unset (the draft shows a placeholder). */
+  postalAddress: string | null;
 }
 
 export interface DraftRequest {
@@ -21,6 +23,8 @@ export interface DraftRequest {
   /** Verified facts, at most two, in the order they should be used (see selectFacts). */
   facts: VerifiedFact[];
   sender: DraftSender;
+  /** The lead's address was found on its own website: the draft says so (where it came from). */
+  emailFoundOnWebsite: boolean;
 }
 
 export interface Draft {
@@ -42,9 +46,12 @@ export interface DraftGenerator {
 }
 
 /** Placeholders the user must replace before sending (DESIGN.md: `[Your name]` where unset). */
-export const SENDER_PLACEHOLDERS: Record<DraftLocale, { name: string; company: string }> = {
-  en: { name: "[Your name]", company: "[Your company]" },
-  fr: { name: "[Votre nom]", company: "[Votre entreprise]" },
+export const SENDER_PLACEHOLDERS: Record<
+  DraftLocale,
+  { name: string; company: string; postalAddress: string }
+> = {
+  en: { name: "[Your name]", company: "[Your company]", postalAddress: "[Your postal address]" },
+  fr: { name: "[Votre nom]", company: "[Votre entreprise]", postalAddress: "[Votre adresse postale]" },
 };
 
 /** One line, trimmed; empty means unset. Keeps a sender value or a name from adding lines. */
@@ -61,4 +68,22 @@ export function singleLine(value: string | null | undefined): string | null {
 export function signatureLines(sender: DraftSender, locale: DraftLocale): string[] {
   const placeholders = SENDER_PLACEHOLDERS[locale];
   return [singleLine(sender.name) ?? placeholders.name, singleLine(sender.company) ?? placeholders.company];
+}
+
+/** An address is written on a few lines at most; more is not an address. */
+export const MAX_POSTAL_ADDRESS_LINES = 4;
+
+/**
+ * The postal address's lines as the workspace wrote them (each trimmed, blank ones dropped, at
+ * most MAX_POSTAL_ADDRESS_LINES, the rest joined to the last), or the placeholder when unset.
+ */
+export function postalAddressLines(sender: DraftSender, locale: DraftLocale): string[] {
+  const lines = (sender.postalAddress ?? "")
+    .split(/\r?\n/)
+    .map((line) => singleLine(line))
+    .filter((line): line is string => line !== null);
+  if (lines.length === 0) return [SENDER_PLACEHOLDERS[locale].postalAddress];
+  const kept = lines.slice(0, MAX_POSTAL_ADDRESS_LINES - 1);
+  const rest = lines.slice(MAX_POSTAL_ADDRESS_LINES - 1);
+  return rest.length === 0 ? kept : [...kept, rest.join(", ")];
 }

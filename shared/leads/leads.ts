@@ -4,6 +4,7 @@ import type { AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
+import { loadSuppressionList, type SuppressionList } from "../suppressions/suppressions.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
 import type { LeadDetail, LeadSummary } from "./schemas.ts";
 
@@ -83,7 +84,11 @@ export async function listLeads(
     db,
     pageRows.map((row) => ({ placeId: row.place_id, website: row.website })),
   );
-  const leads = pageRows.map((row) => ({ ...row, email: emails.get(row.place_id) ?? null }));
+  const suppressions = await loadSuppressionList(db, workspaceId);
+  const leads = pageRows.map((row) => {
+    const email = emails.get(row.place_id) ?? null;
+    return { ...row, email, outreach_status: statusOf(row, email, suppressions) };
+  });
   const last = leads.at(-1);
   return {
     leads,
@@ -109,11 +114,24 @@ export async function findLeadDetail(
   const audit = (await readCurrentAudits(db, [{ placeId: summary.place_id, website: summary.website }])).get(
     summary.place_id,
   );
+  const email = contactEmailOf(audit);
   return {
     ...summary,
-    email: contactEmailOf(audit),
+    email,
+    outreach_status: statusOf(summary, email, await loadSuppressionList(db, workspaceId)),
     ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null),
   };
+}
+
+/** A lead of a suppressed place, address or domain reads `skipped`, whatever was stored; removal restores it. */
+function statusOf(
+  lead: { place_id: string; website: string | null; outreach_status: OutreachStatus },
+  email: string | null,
+  suppressions: SuppressionList,
+): OutreachStatus {
+  return suppressions.matches({ placeId: lead.place_id, website: lead.website, email })
+    ? "skipped"
+    : lead.outreach_status;
 }
 
 export function websiteFlags(website: string | null, signals: AuditSignals | null) {

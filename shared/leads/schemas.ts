@@ -9,7 +9,9 @@ export const isoTimestamp = z.iso.datetime().describe("ISO 8601, UTC, millisecon
 
 export const outreachStatusSchema = z
   .enum(["new", "drafted", "sent", "skipped"])
-  .describe("new when saved; drafted once a draft was produced; no v1 route sets sent or skipped");
+  .describe(
+    "new when saved; drafted once a draft was produced; no v1 route sets sent or skipped; skipped also while the lead's place, email or domain is on the workspace's suppression list",
+  );
 
 export const leadIdSchema = z.guid("must be a uuid");
 

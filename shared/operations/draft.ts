@@ -12,6 +12,7 @@ export const draftOperation = defineOperation({
   errors: [
     "invalid_request",
     "insufficient_credits",
+    "lead_not_unlocked",
     "lead_not_found",
     "request_too_large",
     "insufficient_audit_data",
@@ -25,7 +26,7 @@ export const draftOperation = defineOperation({
     title: "Draft an outreach email",
     description:
       "Draft one outreach email (subject and body) for one saved lead, grounded only in verified facts about the business. The service never sends it. " +
-      "Costs 1 credit, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead) or generation_failed. " +
+      "Costs 1 credit, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead), lead_not_unlocked (the lead is on the workspace's do-not-contact list: skip it) or generation_failed. " +
       "Calling it again drafts and charges again.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },

@@ -96,6 +96,15 @@ export interface ScanDeps {
    */
   allowPage?: () => Promise<boolean>;
   allowLiveCheck?: () => Promise<boolean>;
+  /**
+   * The workspace's suppression list: a page's suppressed candidates are dropped before anything
+   * counts them (never returned, charged or counted toward max_results), and a live check that
+   * finds a suppressed address makes its candidate no match. Absent: nothing is suppressed.
+   */
+  suppression?: {
+    withoutSuppressed(candidates: PlaceCandidate[]): Promise<PlaceCandidate[]>;
+    coversAudit(audit: SiteAudit): boolean;
+  };
 }
 
 /** The cheap filters: answered from the provider's data alone. */
@@ -239,6 +248,12 @@ export class ScanState {
     else this.#decide(entry, audit);
   }
 
+  /** The check found the business on the suppression list: never a match. */
+  exclude(check: PendingCheck): void {
+    const entry = this.#entries[check.index];
+    if (entry && entry.verdict === undefined) entry.verdict = { state: "no_match" };
+  }
+
   /** Our own audit pipeline failed for this candidate: the place may well match. */
   fail(check: PendingCheck): void {
     const entry = this.#entries[check.index];
@@ -353,7 +368,10 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         { rank: check.rank },
       )
       .then(
-        (audit) => state.settle(check, audit),
+        (audit) =>
+          audit !== null && deps.suppression?.coversAudit(audit)
+            ? state.exclude(check)
+            : state.settle(check, audit),
         (error: unknown) => {
           deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
           state.fail(check);
@@ -390,13 +408,16 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         if (next.done) break;
         const page = next.value;
         delivered += page.length;
-        const fresh = page.filter((candidate) => {
+        const unsuppressed = page.filter((candidate) => {
           if (seen.has(candidate.placeId)) return false;
           seen.add(candidate.placeId);
           // A business closed for good is no lead: never returned, never charged, never counted.
           if (candidate.permanentlyClosed) return false;
           return passesCheapFilters(candidate, request.filters);
         });
+        const fresh = deps.suppression
+          ? await deps.suppression.withoutSuppressed(unsuppressed)
+          : unsuppressed;
         const cached = state.isLive
           ? await deps.readFreshAudits(
               fresh.flatMap((c) => (c.website ? [{ placeId: c.placeId, url: c.website }] : [])),

@@ -1,11 +1,18 @@
 import type { SiteAuditor } from "../audit/auditor.ts";
-import { contactEmailOf, readCurrentAudits, readFreshAudits } from "../audit/cache.ts";
+import {
+  contactEmailOf,
+  readCurrentAudits,
+  readCurrentContactEmails,
+  readFreshAudits,
+} from "../audit/cache.ts";
+import type { SiteAudit } from "../audit/types.ts";
 import type { CostGuard } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { LeadSummary } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
-import type { PlacesProvider } from "../places/types.ts";
+import type { PlaceCandidate, PlacesProvider } from "../places/types.ts";
+import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
 import { scanCandidates } from "./scan.ts";
@@ -113,8 +120,33 @@ async function runSearch(
     : undefined;
   const allowLiveCheck = guard ? () => guard.trySpend(workspace, "live_checks") : undefined;
 
+  // The suppression list: its places, addresses (those known from cached audits or found by this
+  // search's checks) and domains are dropped before they are counted, charged or returned.
+  const suppressions = await loadSuppressionList(deps.db, workspaceId);
+  const suppression =
+    suppressions.size === 0
+      ? undefined
+      : {
+          async withoutSuppressed(candidates: PlaceCandidate[]) {
+            const emails = await readCurrentContactEmails(
+              deps.db,
+              candidates.map((candidate) => ({ placeId: candidate.placeId, website: candidate.website })),
+            );
+            return candidates.filter(
+              (candidate) =>
+                !suppressions.matches({
+                  placeId: candidate.placeId,
+                  website: candidate.website,
+                  email: emails.get(candidate.placeId) ?? null,
+                }),
+            );
+          },
+          coversAudit: (audit: SiteAudit) => suppressions.coversEmail(contactEmailOf(audit)),
+        };
+
   const started = Date.now();
   const scan = await scanCandidates(request, {
+    ...(suppression ? { suppression } : {}),
     ...(allowPage ? { allowPage } : {}),
     ...(allowLiveCheck ? { allowLiveCheck } : {}),
     places: deps.places,

@@ -30,6 +30,7 @@ export interface WorkspaceSettings {
   sender_name?: string | null;
   sender_company?: string | null;
   offer?: string | null;
+  postal_address?: string | null;
 }
 
 export async function updateWorkspaceSettings(

@@ -3,6 +3,13 @@ import { z } from "zod";
 import { createInvite } from "../../../shared/accounts/invites.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Workspace } from "../../../shared/db/schema.ts";
+import { suppressionRequestSchema, suppressionSchema } from "../../../shared/suppressions/schemas.ts";
+import {
+  addSuppression,
+  listSuppressions,
+  removeSuppression,
+  type SuppressionEntry,
+} from "../../../shared/suppressions/suppressions.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
 import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
 import {
@@ -17,6 +24,7 @@ const language = z.enum(["en", "fr"]);
 const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });
 const memberParams = workspaceParams.extend({ member_id: z.guid("must be a uuid") });
 const keyParams = workspaceParams.extend({ key_id: z.guid("must be a uuid") });
+const suppressionParams = workspaceParams.extend({ entry_id: z.guid("must be a uuid") });
 /** A person named by email (a member added, or one invited): the same fields either way. */
 const personBody = z.strictObject({
   email: z.email().max(320),
@@ -33,10 +41,16 @@ const workspaceJson = (workspace: Workspace) => ({
   sender_name: workspace.sender_name,
   sender_company: workspace.sender_company,
   offer: workspace.offer,
+  postal_address: workspace.postal_address,
   created_at: workspace.created_at.toISOString(),
 });
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+const suppressionJson = (entry: SuppressionEntry) => ({
+  ...entry,
+  created_at: entry.created_at.toISOString(),
+});
 
 /** Stands in for "the app": workspaces, members, keys and purchases. Hidden from the public OpenAPI. */
 const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
@@ -71,6 +85,8 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
           sender_name: optionalText(200),
           sender_company: optionalText(200),
           offer: optionalText(500),
+          // Ends every draft (anti-spam laws ask for it); may span a few lines.
+          postal_address: optionalText(300),
         }),
       },
     },
@@ -165,6 +181,49 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     { schema: { ...hidden, params: keyParams } },
     async (request, reply) => {
       await revokeApiKey(db, request.params.id, request.params.key_id);
+      return reply.code(204).send();
+    },
+  );
+
+  // The suppression list: who must not be contacted (DESIGN "Lawful outreach"). Entries added here are the operator's.
+  app.get(
+    "/workspaces/:id/suppressions",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        response: { 200: z.object({ suppressions: z.array(suppressionSchema) }) },
+      },
+    },
+    async (request) => {
+      await requireWorkspace(db, request.params.id);
+      return { suppressions: (await listSuppressions(db, request.params.id)).map(suppressionJson) };
+    },
+  );
+
+  app.post(
+    "/workspaces/:id/suppressions",
+    {
+      schema: {
+        ...hidden,
+        params: workspaceParams,
+        body: suppressionRequestSchema,
+        response: { 200: suppressionSchema, 201: suppressionSchema },
+      },
+    },
+    async (request, reply) => {
+      await requireWorkspace(db, request.params.id);
+      const { entry, created } = await addSuppression(db, request.params.id, request.body, null);
+      // The same entry added twice is kept once: 200 with the first one.
+      return reply.code(created ? 201 : 200).send(suppressionJson(entry));
+    },
+  );
+
+  app.delete(
+    "/workspaces/:id/suppressions/:entry_id",
+    { schema: { ...hidden, params: suppressionParams } },
+    async (request, reply) => {
+      await removeSuppression(db, request.params.id, request.params.entry_id);
       return reply.code(204).send();
     },
   );

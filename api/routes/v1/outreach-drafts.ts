@@ -12,7 +12,7 @@ const outreachDraftRoutes: FastifyPluginAsyncZod<{ services: Services }> = async
       operationId: "createOutreachDraft",
       summary: "Draft one outreach email for one saved lead",
       description:
-        "Costs 1 credit, held before the draft is written and charged only once a draft is produced (nothing on 422 or 502). No idempotency key: retrying after a timeout may draft and charge again.",
+        "Costs 1 credit, held before the draft is written and charged only once a draft is produced (nothing on 403, 422 or 502). No idempotency key: retrying after a timeout may draft and charge again. A lead on the workspace's suppression list (its place, its email address or its domain) answers 403 `lead_not_unlocked` before anything is charged or written; treat it as `lead_not_found`. The body ends with the sender's signature, postal address and an opt-out sentence, written by the service.",
       tags: ["Leads"],
       params: leadIdParams,
       body: draftRequestSchema,

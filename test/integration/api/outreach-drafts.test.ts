@@ -61,12 +61,24 @@ beforeEach(() => {
 
 const SIGN_OFF = { en: "Best regards,", fr: "Bien cordialement," } as const;
 const GREETING = { en: "Hello,", fr: "Bonjour," } as const;
-const PLACEHOLDERS = { en: ["[Your name]", "[Your company]"], fr: ["[Votre nom]", "[Votre entreprise]"] };
+const PLACEHOLDERS = {
+  en: ["[Your name]", "[Your company]", "[Your postal address]"],
+  fr: ["[Votre nom]", "[Votre entreprise]", "[Votre adresse postale]"],
+};
 const SENDER = {
   sender_name: "Claire Dubois",
   sender_company: "Pixel & Pine Studio",
   offer: "Mobile-first websites for local trades",
+  postal_address: "215 Bank Street, Suite 4\nOttawa ON K2P 1W8",
 };
+/** The last paragraph: where the address was found (when it was), then the opt-out. */
+const NOTICE = {
+  en: { source: "I found your email address on your website. ", optOut: "If you'd rather not hear from me" },
+  fr: {
+    source: "J'ai trouvé votre adresse courriel sur votre site web. ",
+    optOut: "Si vous préférez ne plus recevoir de messages de ma part",
+  },
+} as const;
 
 const ALL_CLEAN: AuditSignals = {
   no_mobile_viewport: false,
@@ -205,7 +217,11 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
     const ws = await createWorkspace(t.app, { language: scenario.workspaceLanguage });
     if (Object.keys(scenario.patch).length > 0) await patchWorkspace(t, ws, scenario.patch);
     const name = `Maple Leaf Plumbing ${randomUUID().slice(0, 6)}`;
-    const leadId = await seedLead(t, ws, { name });
+    // Sender set: the homepage showed an address (the draft says where it was found); unset: none.
+    const leadId = await seedLead(t, ws, {
+      name,
+      ...(scenario.senderSet ? { audit: { signals: { ...RICH_SIGNALS, email: "info@mapleleaf.ca" } } } : {}),
+    });
     expect(await balanceOf(t, ws)).toBe(STARTING_CREDITS);
 
     const response = await postDraft(t, ws, leadId, scenario.call);
@@ -220,9 +236,12 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
     expect(draft.body.startsWith(GREETING[scenario.locale])).toBe(true);
 
     const signature = scenario.senderSet
-      ? [SENDER.sender_name, SENDER.sender_company]
+      ? [SENDER.sender_name, SENDER.sender_company, ...SENDER.postal_address.split("\n")]
       : PLACEHOLDERS[scenario.locale];
-    expect(draft.body.endsWith(`\n${[SIGN_OFF[scenario.locale], ...signature].join("\n")}`)).toBe(true);
+    const [signatureBlock, notice] = draft.body.split("\n\n").slice(-2);
+    expect(signatureBlock).toBe([SIGN_OFF[scenario.locale], ...signature].join("\n"));
+    const { source, optOut } = NOTICE[scenario.locale];
+    expect(notice?.startsWith(scenario.senderSet ? `${source}${optOut}` : optOut)).toBe(true);
     // The offer is a sentence of the body, not a signature line.
     if (scenario.senderSet) expect(draft.body).toMatch(new RegExp(`\n${SENDER.offer}\\u00a0?: `));
     if (!scenario.senderSet) expect(draft.body).not.toContain(SENDER.sender_name);
@@ -254,8 +273,14 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
           { key: "stale_copyright", details: { copyright_year: 2016 } },
         ],
         sender: scenario.senderSet
-          ? { name: SENDER.sender_name, company: SENDER.sender_company, offer: SENDER.offer }
-          : { name: null, company: null, offer: null },
+          ? {
+              name: SENDER.sender_name,
+              company: SENDER.sender_company,
+              offer: SENDER.offer,
+              postalAddress: SENDER.postal_address,
+            }
+          : { name: null, company: null, offer: null, postalAddress: null },
+        emailFoundOnWebsite: scenario.senderSet,
       }),
     ).toEqual([]);
 

@@ -53,7 +53,13 @@ function request(locale: "en" | "fr", facts: VerifiedFact[] = FACTS): DraftReque
     locale,
     business: { name: "Maple Leaf Plumbing", category: "Plumber", city: "Ottawa" },
     facts,
-    sender: { name: "Claire Dubois", company: "Pixel & Pine Studio", offer: null },
+    sender: {
+      name: "Claire Dubois",
+      company: "Pixel & Pine Studio",
+      offer: null,
+      postalAddress: "215 Bank Street, Ottawa ON K2P 1W8",
+    },
+    emailFoundOnWebsite: true,
   };
 }
 
@@ -108,7 +114,8 @@ describe("LLM drafter through the openai SDK", () => {
         "I came across Maple Leaf Plumbing while looking at local businesses in Ottawa, and I took a quick look at your website.",
         MIDDLE,
         "Would you be open to a 15-minute call next week? I'd be glad to walk you through what I would suggest, with no obligation.",
-        "Best regards,\nClaire Dubois\nPixel & Pine Studio",
+        "Best regards,\nClaire Dubois\nPixel & Pine Studio\n215 Bank Street, Ottawa ON K2P 1W8",
+        "I found your email address on your website. If you'd rather not hear from me, just reply and let me know, and I won't write again.",
       ].join("\n\n"),
       // Reported in DESIGN.md's order whatever order the model used.
       facts_used: ["no_mobile_viewport", "stale_copyright"],
@@ -164,13 +171,23 @@ describe("LLM drafter through the openai SDK", () => {
 
     const draft = await llm.generate({
       ...request("fr"),
-      sender: { name: null, company: null, offer: "une refonte de site adaptée aux mobiles" },
+      sender: {
+        name: null,
+        company: null,
+        offer: "une refonte de site adaptée aux mobiles",
+        postalAddress: null,
+      },
+      emailFoundOnWebsite: false,
     });
 
     expect(draft.facts_used).toEqual(["no_mobile_viewport"]);
     expect(draft.subject).toBe("Maple Leaf Plumbing\u00a0: votre site sur téléphone");
     expect(draft.body).toContain("Une refonte de site adaptée aux mobiles\u00a0: c'est ce que je propose.");
-    expect(draft.body.endsWith("Bien cordialement,\n[Votre nom]\n[Votre entreprise]")).toBe(true);
+    expect(
+      draft.body.endsWith(
+        "Bien cordialement,\n[Votre nom]\n[Votre entreprise]\n[Votre adresse postale]\n\nSi vous préférez ne plus recevoir de messages de ma part, il suffit de me répondre et je ne vous écrirai plus.",
+      ),
+    ).toBe(true);
   });
 
   it("fails with generation_failed after exactly one retry when the server answers 500", async () => {
@@ -269,6 +286,16 @@ describe("LLM drafter through the openai SDK", () => {
       "the body states a number that is not a fact",
       { subject: "Hello", body: `${MIDDLE} Your site has 3 broken pages.`, facts_used: [] },
       "it states numbers that are not among the verified facts: 3",
+    ],
+    [
+      "the body writes its own opt-out (the service writes the one opt-out)",
+      { subject: "Hello", body: `${MIDDLE} Reply STOP to unsubscribe from these emails.`, facts_used: [] },
+      "it writes an opt-out of its own (the service adds the one opt-out)",
+    ],
+    [
+      "the body writes its own postal address",
+      { subject: "Hello", body: `${MIDDLE} Pixel & Pine, 99 Elgin Street, Ottawa.`, facts_used: [] },
+      "it states numbers that are not among the verified facts: 99",
     ],
   ];
   for (const [situation, value, reason] of unusableAnswers) {

@@ -35,6 +35,7 @@ const SENDER = {
   offer: "A mobile-friendly website rebuild",
 };
 const SIGN_OFF = { en: "Best regards,", fr: "Bien cordialement," } as const;
+const POSTAL_PLACEHOLDER = { en: "[Your postal address]", fr: "[Votre adresse postale]" } as const;
 
 let fake: FakeOpenAiServer;
 let app: TestApp;
@@ -119,12 +120,20 @@ function expectSendable(attempt: DraftAttempt, locale: "en" | "fr") {
     locale,
     business: prompt.business,
     facts: prompt.facts.map((fact) => ({ key: fact.key as FactKey, details: fact.details })),
-    sender: { name: SENDER.sender_name, company: SENDER.sender_company, offer: SENDER.offer },
+    sender: {
+      name: SENDER.sender_name,
+      company: SENDER.sender_company,
+      offer: SENDER.offer,
+      postalAddress: null,
+    },
+    emailFoundOnWebsite: false,
   };
   const draft = attempt.body;
   expect(findDraftProblems(draft, request)).toEqual([]);
   expect(draft.body).toContain("Maple Leaf Plumbing");
-  expect(draft.body.endsWith(`\n\n${SIGN_OFF[locale]}\nClaire Dubois\nPixel & Pine Studio`)).toBe(true);
+  expect(draft.body).toContain(
+    `\n\n${SIGN_OFF[locale]}\nClaire Dubois\nPixel & Pine Studio\n${POSTAL_PLACEHOLDER[locale]}\n\n`,
+  );
   expect(draft.body).toContain(SENDER.offer);
   expect(detectLanguage(draft.body)).toBe(locale);
   expect(draft.body).not.toMatch(/https?:|www\.|@|\*\*|```|^#|^- /m);

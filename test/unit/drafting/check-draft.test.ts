@@ -5,8 +5,11 @@ import {
   detectLanguage,
   findDraftProblems,
   findLinkOrEmail,
+  findTextProblems,
   unverifiedNumbers,
 } from "../../../shared/drafting/check-draft.ts";
+import { assembleBody } from "../../../shared/drafting/email-frame.ts";
+import type { FactKey } from "../../../shared/drafting/facts.ts";
 import type { DraftRequest } from "../../../shared/drafting/generator.ts";
 import { renderTemplateDraft } from "../../../shared/drafting/template-generator.ts";
 
@@ -17,7 +20,13 @@ const REQUEST: DraftRequest = {
     { key: "legacy_site_tech", details: { jquery_version: "1.8.2" } },
     { key: "not_mobile_friendly", details: { viewport_width: 960, initial_scale: 0.5 } },
   ],
-  sender: { name: "Claire Dubois", company: "Pixel & Pine Studio", offer: "Sites live in 2 weeks" },
+  sender: {
+    name: "Claire Dubois",
+    company: "Pixel & Pine Studio",
+    offer: "Sites live in 2 weeks",
+    postalAddress: "215 Bank Street, Ottawa ON K2P 1W8",
+  },
+  emailFoundOnWebsite: true,
 };
 
 describe("numbers: only the verified facts' values", () => {
@@ -90,7 +99,7 @@ describe("findDraftProblems", () => {
 
   it("names each problem", () => {
     const cases: [string, string][] = [
-      [good.body.replace("\nPixel & Pine Studio", ""), "it does not end with the signature"],
+      [good.body.replace("\nPixel & Pine Studio", ""), "it does not carry the signature"],
       [good.body.replace("Sites live in 2 weeks", "Sites"), "it does not carry the offer"],
       [good.body.replaceAll("Studio 54 Plumbing", "your business"), "it does not name the business"],
       [
@@ -105,9 +114,109 @@ describe("findDraftProblems", () => {
     for (const [body, problem] of cases)
       expect(findDraftProblems({ ...good, body }, REQUEST)).toContain(problem);
     const french = renderTemplateDraft({ ...REQUEST, locale: "fr" });
-    expect(findDraftProblems(french, REQUEST)).toContain("it does not end with the signature");
+    expect(findDraftProblems(french, REQUEST)).toContain("it does not carry the signature");
     expect(findDraftProblems({ ...good, facts_used: ["no_website"] }, REQUEST)).toContain(
       "facts_used names a fact that was not given",
     );
   });
 });
+
+/**
+ * The end of every draft (signature, postal address, where the address was found, opt-out) is the
+ * service's: a draft from either drafter that drops or alters any of it is refused. The LLM
+ * drafter's draft is the model's part inside the same frame (assembleBody), as llm-generator.ts
+ * builds it.
+ */
+describe("findDraftProblems: the postal address, the source sentence and the opt-out", () => {
+  const modelPart =
+    "Your site still runs on jQuery 1.8.2, an old version that no longer gets security fixes. On a phone, it opens at a fixed width of 960 pixels.";
+  const drafts = (request: DraftRequest) => ({
+    template: renderTemplateDraft(request),
+    llm: {
+      subject: "Studio 54 Plumbing's website",
+      body: assembleBody(request, modelPart, ["legacy_site_tech", "not_mobile_friendly"]),
+      facts_used: ["legacy_site_tech", "not_mobile_friendly"] as FactKey[],
+    },
+  });
+  const french: DraftRequest = { ...REQUEST, locale: "fr" };
+  const frenchPart =
+    "Votre site utilise encore jQuery 1.8.2, une ancienne version qui ne reçoit plus de correctifs de sécurité. Sur un téléphone, la page s'affiche avec une largeur fixe de 960 pixels.";
+
+  const alterations: Array<[string, (body: string) => string, string]> = [
+    [
+      "drops the postal address",
+      (body) => body.replace("\n215 Bank Street, Ottawa ON K2P 1W8", ""),
+      "postal address",
+    ],
+    [
+      "alters the postal address",
+      (body) => body.replace("215 Bank Street", "12 Main Street"),
+      "postal address",
+    ],
+    ["drops the opt-out", (body) => body.replace(/ If you'd rather not hear from me[^\n]*$/, ""), "opt out"],
+    [
+      "alters the opt-out",
+      (body) => body.replace("just reply and let me know", "write to unsubscribe@pixel.example"),
+      "opt out",
+    ],
+    [
+      "drops the source sentence",
+      (body) => body.replace("I found your email address on your website. ", ""),
+      "found",
+    ],
+    ["adds a line after the notice", (body) => `${body}\nP.S. See you soon.`, "in that order"],
+    ["moves the notice above the signature", (body) => moveNoticeUp(body), "in that order"],
+  ];
+
+  for (const drafter of ["template", "llm"] as const) {
+    it(`passes the ${drafter} drafter's draft in both languages`, () => {
+      expect(findDraftProblems(drafts(REQUEST)[drafter], REQUEST)).toEqual([]);
+      const fr =
+        drafter === "template"
+          ? renderTemplateDraft(french)
+          : {
+              subject: "Studio 54 Plumbing : votre site",
+              body: assembleBody(french, frenchPart, ["legacy_site_tech", "not_mobile_friendly"]),
+              facts_used: ["legacy_site_tech", "not_mobile_friendly"] as FactKey[],
+            };
+      expect(findDraftProblems(fr, french)).toEqual([]);
+    });
+
+    it.each(alterations)(`refuses a ${drafter} draft that %s`, (_what, alter, reason) => {
+      const draft = drafts(REQUEST)[drafter];
+      const altered = { ...draft, body: alter(draft.body) };
+      expect(altered.body).not.toBe(draft.body);
+      const problems = findDraftProblems(altered, REQUEST);
+      expect(problems.join("; ")).toContain(reason);
+    });
+
+    it(`refuses a ${drafter} draft that claims the address came from the website when it did not, and the reverse`, () => {
+      const notFound: DraftRequest = { ...REQUEST, emailFoundOnWebsite: false };
+      expect(findDraftProblems(drafts(REQUEST)[drafter], notFound).join("; ")).toContain("opt-out");
+      expect(findDraftProblems(drafts(notFound)[drafter], REQUEST).join("; ")).toContain("found");
+    });
+  }
+
+  it("refuses a model part that writes its own opt-out, in English or French", () => {
+    for (const [part, request] of [
+      [`${modelPart} Reply STOP to unsubscribe.`, REQUEST],
+      [`${modelPart} You can opt out at any time.`, REQUEST],
+      [`${frenchPart} Répondez STOP pour vous désabonner.`, french],
+      [`${frenchPart} Pour ne plus recevoir nos offres, écrivez-nous.`, french],
+    ] as const) {
+      expect(findTextProblems(part, request)).toContain(
+        "it writes an opt-out of its own (the service adds the one opt-out)",
+      );
+    }
+    expect(findTextProblems(modelPart, REQUEST)).toEqual([]);
+    expect(findTextProblems(frenchPart, french)).toEqual([]);
+  });
+});
+
+/** The last paragraph (the notice) put before the signature block. */
+function moveNoticeUp(body: string): string {
+  const paragraphs = body.split("\n\n");
+  const notice = paragraphs.pop() ?? "";
+  const signature = paragraphs.pop() ?? "";
+  return [...paragraphs, notice, signature].join("\n\n");
+}

@@ -14,14 +14,16 @@ const SENDER: Record<DraftLocale, DraftSender> = {
     name: "Claire Dubois",
     company: "Pixel & Pine Studio",
     offer: "Websites for local trades, live in two weeks",
+    postalAddress: "215 Bank Street, Suite 4\nOttawa ON K2P 1W8",
   },
   fr: {
     name: "Claire Dubois",
     company: "Pixel & Pine Studio",
     offer: "Des sites web pour les artisans locaux, en ligne en deux semaines",
+    postalAddress: "215, rue Bank, bureau 4\nOttawa (Ontario) K2P 1W8",
   },
 };
-const UNSET_SENDER: DraftSender = { name: null, company: null, offer: null };
+const UNSET_SENDER: DraftSender = { name: null, company: null, offer: null, postalAddress: null };
 
 const FACT_EXAMPLES: Record<FactKey, VerifiedFact> = {
   no_website: { key: "no_website", details: {} },
@@ -63,6 +65,8 @@ function request(
     business: { ...BUSINESS, city: options.city === undefined ? BUSINESS.city : options.city },
     facts,
     sender: options.sender === "unset" ? UNSET_SENDER : SENDER[locale],
+    // A business without a website has no address of ours; the others' was read from their site.
+    emailFoundOnWebsite: !facts.some((fact) => fact.key === "no_website"),
   };
 }
 
@@ -75,15 +79,14 @@ describe("template drafter: the offer", () => {
   it.each(["en", "fr"] as const)("is a sentence of the body, not a third signature line (%s)", (locale) => {
     const golden = readGolden("two-facts", locale);
     const offer = SENDER[locale].offer ?? "";
-    const signature = golden
-      .slice(golden.lastIndexOf("\n\n") + 2)
-      .trimEnd()
-      .split("\n");
-    expect(signature).toEqual([
+    const [signature, notice] = golden.trimEnd().split("\n\n").slice(-2);
+    expect(signature?.split("\n")).toEqual([
       locale === "en" ? "Best regards," : "Bien cordialement,",
       "Claire Dubois",
       "Pixel & Pine Studio",
+      ...(SENDER[locale].postalAddress ?? "").split("\n"),
     ]);
+    expect(notice).toMatch(locale === "en" ? /^I found your email address/ : /^J'ai trouvé votre adresse/);
     const sentence =
       locale === "en"
         ? `${offer}: that is what I do. Would you be open to a 15-minute call`
@@ -182,12 +185,53 @@ describe("template drafter", () => {
 
   it("puts placeholders where the sender is unset and omits an unset offer", () => {
     const en = renderTemplateDraft({ ...request("en", [FACT_EXAMPLES.no_website]), sender: UNSET_SENDER });
-    expect(en.body.endsWith("Best regards,\n[Your name]\n[Your company]")).toBe(true);
+    expect(en.body).toMatch(
+      /\n\nBest regards,\n\[Your name\]\n\[Your company\]\n\[Your postal address\]\n\nIf you'd rather not hear from me, [^\n]+$/,
+    );
     const fr = renderTemplateDraft({
       ...request("fr", [FACT_EXAMPLES.no_website]),
-      sender: { name: "Claire Dubois", company: "   ", offer: "" },
+      sender: { name: "Claire Dubois", company: "   ", offer: "", postalAddress: " \n " },
     });
-    expect(fr.body.endsWith("Bien cordialement,\nClaire Dubois\n[Votre entreprise]")).toBe(true);
+    expect(fr.body).toMatch(
+      /\n\nBien cordialement,\nClaire Dubois\n\[Votre entreprise\]\n\[Votre adresse postale\]\n\nSi vous préférez ne plus recevoir [^\n]+$/,
+    );
+  });
+
+  it.each(["en", "fr"] as const)(
+    "ends with the postal address and one opt-out sentence, and says where the address was found only when it was (%s)",
+    (locale) => {
+      const found = renderTemplateDraft(request(locale, [FACT_EXAMPLES.stale_copyright]));
+      const notFound = renderTemplateDraft({
+        ...request(locale, [FACT_EXAMPLES.stale_copyright]),
+        emailFoundOnWebsite: false,
+      });
+      const address = (SENDER[locale].postalAddress ?? "").split("\n").at(-1) ?? "";
+      const source =
+        locale === "en"
+          ? "I found your email address on your website."
+          : "J'ai trouvé votre adresse courriel sur votre site web.";
+      const optOut = /(?:rather not hear from me|ne plus recevoir de messages de ma part)[^\n]*$/;
+      for (const draft of [found, notFound]) {
+        const [lastLine, blank, ...rest] = draft.body.split("\n").reverse();
+        expect(lastLine).toMatch(optOut);
+        expect(blank).toBe("");
+        expect(rest[0]).toBe(address);
+        expect(draft.body.match(/rather not hear|ne plus recevoir/g)).toHaveLength(1);
+      }
+      expect(found.body.split("\n").at(-1)?.startsWith(source)).toBe(true);
+      expect(notFound.body).not.toContain(source);
+    },
+  );
+
+  it("keeps a long postal address to four lines", () => {
+    const draft = renderTemplateDraft({
+      ...request("en", [FACT_EXAMPLES.stale_copyright]),
+      sender: {
+        ...SENDER.en,
+        postalAddress: "Pixel & Pine\n\n215 Bank Street\nSuite 4\nOttawa ON\nK2P 1W8\nCanada",
+      },
+    });
+    expect(draft.body).toContain("\nPixel & Pine\n215 Bank Street\nSuite 4\nOttawa ON, K2P 1W8, Canada\n\n");
   });
 
   it("keeps sender values and the business name on one line", () => {
@@ -195,7 +239,8 @@ describe("template drafter", () => {
       locale: "en",
       business: { name: "Maple Leaf\nPlumbing", category: "Plumber", city: null },
       facts: [FACT_EXAMPLES.no_website],
-      sender: { name: "Claire\n\nDubois", company: "Pixel & Pine", offer: null },
+      sender: { name: "Claire\n\nDubois", company: "Pixel & Pine", offer: null, postalAddress: null },
+      emailFoundOnWebsite: false,
     });
     expect(draft.subject).toBe("A website for Maple Leaf Plumbing");
     expect(draft.body).toContain("\nClaire Dubois\nPixel & Pine");

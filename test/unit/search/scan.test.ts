@@ -424,3 +424,50 @@ describe("live-check scan", () => {
     expect(result).toMatchObject({ matches: [], truncated: true, budgetRanOut: true });
   });
 });
+
+describe("the suppression list in the scan", () => {
+  it("drops suppressed candidates before they count toward max_results, and a check that finds a suppressed address is no match", async () => {
+    const time = fakeClock();
+    const audits = fakeAuditor();
+    const { provider } = fakeProvider({
+      [text("plumber")]: ["a", "b", "c", "d", "e"].map((id) => candidate(id)),
+    });
+    const scan = scanCandidates(
+      live(["plumber"], 2),
+      deps(provider, {
+        clock: time.clock,
+        auditor: audits.auditor,
+        suppression: {
+          // "a" is suppressed by its place (known before any check).
+          withoutSuppressed: async (candidates) => candidates.filter((c) => c.placeId !== "a"),
+          coversAudit: (checked) => checked.signals.email === "owner@b.example",
+        },
+      }),
+    );
+    await flush();
+    // "a" is never checked (one page: the others are checked at once).
+    expect(audits.asks.map((ask) => ask.placeId)).toEqual(["b", "c", "d", "e"]);
+    // "b" turns out suppressed: no match, so the answer waits for "d" to fill max_results.
+    audits.answer("b", { ...OLD, email: "owner@b.example" });
+    audits.answer("c", OLD);
+    audits.answer("d", OLD);
+    const result = await scan;
+    expect(matchIds(result)).toEqual(["c", "d"]);
+  });
+
+  it("without live filters, returns max_results unsuppressed places", async () => {
+    const time = fakeClock();
+    const { provider } = fakeProvider({ [text("plumber")]: ["a", "b", "c", "d"].map((id) => candidate(id)) });
+    const result = await scanCandidates(
+      { queries: [{ location: "Springfield", category: "plumber" }], max_results: 2 },
+      deps(provider, {
+        clock: time.clock,
+        suppression: {
+          withoutSuppressed: async (candidates) => candidates.filter((c) => c.placeId !== "b"),
+          coversAudit: () => false,
+        },
+      }),
+    );
+    expect(matchIds(result)).toEqual(["a", "c"]);
+  });
+});

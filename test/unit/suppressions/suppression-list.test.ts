@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { suppressionDomainSchema, suppressionRequestSchema } from "../../../shared/suppressions/schemas.ts";
+import { suppressionListOf } from "../../../shared/suppressions/suppressions.ts";
+
+const list = suppressionListOf([
+  { kind: "email", value: "owner@maple.ca" },
+  { kind: "domain", value: "blocked.ca" },
+  { kind: "place", value: "ChIJ-Place-1" },
+]);
+const subject = (overrides: { placeId?: string; website?: string | null; email?: string | null }) => ({
+  placeId: "other-place",
+  website: null,
+  email: null,
+  ...overrides,
+});
+
+describe("suppression list matching", () => {
+  it.each([
+    [{ email: "owner@maple.ca" }, true],
+    [{ email: "OWNER@Maple.CA" }, true],
+    [{ email: "info@maple.ca" }, false],
+    [{ email: "info@blocked.ca" }, true],
+    [{ email: "info@mail.blocked.ca" }, true],
+    [{ email: "info@notblocked.ca" }, false],
+    [{ email: "info@blocked.ca.evil.com" }, false],
+    [{ website: "https://www.Blocked.ca/contact" }, true],
+    [{ website: "https://blocked.ca" }, true],
+    [{ website: "https://unblocked.ca" }, false],
+    [{ website: "not a url" }, false],
+    [{ placeId: "ChIJ-Place-1" }, true],
+    [{ placeId: "chij-place-1" }, true],
+    [{ placeId: "ChIJ-Place-2" }, false],
+    [{}, false],
+  ])("%j -> %s", (overrides, expected) => {
+    expect(list.matches(subject(overrides))).toBe(expected);
+  });
+
+  it("an empty list matches nothing", () => {
+    expect(suppressionListOf([]).matches(subject({ email: "a@b.ca" }))).toBe(false);
+  });
+});
+
+describe("suppression entries as typed", () => {
+  it.each([
+    ["acme.ca", "acme.ca"],
+    ["@Acme.CA", "acme.ca"],
+    ["*.acme.ca", "acme.ca"],
+    ["https://www.acme.ca/contact?x=1", "www.acme.ca"],
+    ["acme.ca.", "acme.ca"],
+  ])("domain %s -> %s", (typed, stored) => {
+    expect(suppressionDomainSchema.parse(typed)).toBe(stored);
+  });
+
+  it.each(["localhost", "acme", "acme..ca", "", "a b.ca"])("refuses the domain %j", (typed) => {
+    expect(suppressionDomainSchema.safeParse(typed).success).toBe(false);
+  });
+
+  it("takes exactly one of email, domain and place_id", () => {
+    expect(suppressionRequestSchema.parse({ email: "A@B.ca", reason: " asked " })).toEqual({
+      email: "a@b.ca",
+      reason: "asked",
+    });
+    expect(suppressionRequestSchema.safeParse({}).success).toBe(false);
+    expect(suppressionRequestSchema.safeParse({ email: "a@b.ca", place_id: "p" }).success).toBe(false);
+  });
+});
