@@ -155,9 +155,15 @@ describe("the server process's logs", () => {
     const echoed = responses.find((response) => response.sentId === clientRequestId);
     expect(echoed?.requestId).toBe(clientRequestId);
     const lines = server.logs.filter((line) => line.json?.reqId === clientRequestId);
-    expect(lines.map((line) => line.json?.msg)).toEqual(["incoming request", "request completed"]);
+    // The operation layer logs one line of its own between the request's two.
+    expect(lines.map((line) => line.json?.msg)).toEqual([
+      "incoming request",
+      "operation finished",
+      "request completed",
+    ]);
     expect(lines[0]?.json?.req).toMatchObject({ method: "GET", url: "/v1/credits" });
-    expect(lines[1]?.json?.res).toMatchObject({ statusCode: 200 });
+    expect(lines[1]?.json).toMatchObject({ operation: "get_credits", outcome: "ok" });
+    expect(lines[2]?.json?.res).toMatchObject({ statusCode: 200 });
   });
 
   it("give every request its own id, and replace an X-Request-Id that is not a sane token", () => {
