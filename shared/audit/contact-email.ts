@@ -31,6 +31,8 @@ export interface EmailFinding {
   contact: boolean;
   /** The visible text just before it on its line ("Email: ", "Website by Pixel, "); "" when none. */
   before: string;
+  /** For a `mailto:` href: the link's own visible text (whitespace collapsed; "" for an icon). */
+  linkText?: string;
 }
 
 export interface EmailEvidence {
@@ -425,7 +427,8 @@ export function chooseContactEmail(findings: readonly EmailFinding[], pageUrl: s
   if (findings.length === 0) return { email: null, evidence: noEmailEvidence() }; // most pages
   const candidates = new Map<string, Candidate>();
   const rejected = new Map<string, EmailRejection>();
-  for (const finding of findings) {
+  const siteDomain = registrableDomainOf(pageUrl);
+  for (const finding of reconcileMailtoLinks(findings, siteDomain)) {
     const checked = checkAddress(finding.raw);
     if (!checked.ok) {
       if (!rejected.has(checked.address)) rejected.set(checked.address, checked.reason);
@@ -453,7 +456,6 @@ export function chooseContactEmail(findings: readonly EmailFinding[], pageUrl: s
   // Credited on one line, shown plainly on another: still the credit's address.
   for (const address of rejected.keys()) candidates.delete(address);
 
-  const siteDomain = registrableDomainOf(pageUrl);
   const tierOf = (candidate: Candidate): EmailChosenBy | null => {
     if (
       siteDomain !== null &&
@@ -491,6 +493,41 @@ export function chooseContactEmail(findings: readonly EmailFinding[], pageUrl: s
     email_rejected: [...rejected].slice(0, MAX_LISTED).map(([address, reason]) => ({ address, reason })),
   };
   return { email: chosen?.candidate.address ?? null, evidence };
+}
+
+/**
+ * What a visitor reads wins over what a link's href says, in two cases seen on real pages:
+ * - a `mailto:` link whose own visible text is another address (a footer whose href is still the
+ *   template's placeholder on another domain while the text is the business's address): the
+ *   finding takes the text's address (still a mailto finding: the link is how a visitor writes);
+ * - an address only in the href of links that show no address (an envelope icon), on another
+ *   domain than the site's, while the page shows other addresses as text and never this one:
+ *   set aside, as a theme's leftover is far likelier than a hidden real address. An icon link
+ *   on the site's own domain, or on a page that shows no address as text, is kept.
+ */
+function reconcileMailtoLinks(findings: readonly EmailFinding[], siteDomain: string | null): EmailFinding[] {
+  const normalise = (raw: string) => checkAddress(raw).address;
+  const shownAsText = new Set(findings.filter((f) => f.source === "text").map((f) => normalise(f.raw)));
+  const reconciled: EmailFinding[] = [];
+  for (const finding of findings) {
+    if (finding.source !== "mailto" || finding.linkText === undefined) {
+      reconciled.push(finding);
+      continue;
+    }
+    const address = normalise(finding.raw);
+    const inText = addressesInText(finding.linkText).map((found) => normalise(found.raw));
+    if (inText.length > 0 && !inText.includes(address)) {
+      reconciled.push({ ...finding, raw: inText[0] ?? finding.raw });
+      continue;
+    }
+    // An icon shows no words at all (an <i> or <svg> glyph, an image without alt text).
+    const iconOnly = !/[\p{L}\p{N}]/u.test(finding.linkText);
+    const ownDomain =
+      siteDomain !== null && getDomain(domainOf(address), { allowPrivateDomains: true }) === siteDomain;
+    if (iconOnly && !ownDomain && shownAsText.size > 0 && !shownAsText.has(address)) continue;
+    reconciled.push(finding);
+  }
+  return reconciled;
 }
 
 function domainOf(address: string): string {

@@ -261,6 +261,7 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
   let currentLine = "";
   let currentLineIsContact = false;
   const microdataEmails: Array<{ text: string }> = [];
+  const mailtoLinks: Array<{ finding: EmailFinding; link: LinkInfo }> = [];
   const breakLine = (): void => {
     const line = collapseWhitespace(currentLine);
     if (line !== "") {
@@ -347,7 +348,14 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
         breakLine();
       }
       if (findContactEmail) {
-        context = collectEmailFindings(node, context, page.emailFindings, textBefore, microdataEmails);
+        context = collectEmailFindings(
+          node,
+          context,
+          page.emailFindings,
+          textBefore,
+          microdataEmails,
+          mailtoLinks,
+        );
       }
       if ((name === "svg" || name === "math") && !context.foreign) context = { ...context, foreign: true };
       if (INVISIBLE_ELEMENTS.has(name) && !context.invisible) context = { ...context, invisible: true };
@@ -365,6 +373,7 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
     }
   }
   breakLine();
+  for (const { finding, link } of mailtoLinks) finding.linkText = collapseWhitespace(link.text);
   for (const { text } of microdataEmails) {
     for (const { raw } of addressesInText(collapseWhitespace(text))) {
       page.emailFindings.push({ raw, source: "microdata", contact: true, before: "" });
@@ -384,6 +393,7 @@ function collectEmailFindings(
   findings: EmailFinding[],
   textBefore: () => string,
   microdataEmails: Array<{ text: string }>,
+  mailtoLinks: Array<{ finding: EmailFinding; link: LinkInfo }>,
 ): WalkContext {
   const { name, attribs } = element;
   if (context.invisible && name !== "script") return context; // head, templates, iframes' fallbacks
@@ -397,7 +407,10 @@ function collectEmailFindings(
     if (MAILTO_HREF.test(href)) {
       contact = true;
       for (const raw of addressesFromMailto(href)) {
-        findings.push({ raw, source: "mailto", contact, before: textBefore() });
+        const finding: EmailFinding = { raw, source: "mailto", contact, before: textBefore() };
+        findings.push(finding);
+        // The link's visible text is read once the walk has passed it (see indexPage).
+        if (context.link !== null) mailtoLinks.push({ finding, link: context.link });
       }
     } else if (href.includes("email-protection#")) {
       const protectedHex = cloudflareHexFromHref(href);

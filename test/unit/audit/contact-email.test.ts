@@ -342,3 +342,41 @@ describe("choice", () => {
     expect(evidence.email_found_in).toEqual([]);
   });
 });
+
+/**
+ * Two synthetic pages of the kind seen on real sites: what a visitor reads wins over a link's
+ * href. Before the rule, both chose the theme's address (a role address outranks a contact line).
+ */
+describe("a mailto link's visible text and icon links", () => {
+  it("takes the visible text of a mailto link whose href is another address (a template placeholder)", () => {
+    const page =
+      "<main><p>Family-run since 1998.</p></main>" +
+      '<footer class="site-footer"><p>Write to us: <a href="mailto:contact@themewagon-demo.com">frank.maple@gmail.com</a></p></footer>';
+    expect(emailOf(page)).toMatchObject({
+      email: "frank.maple@gmail.com",
+      foundIn: ["mailto", "text"],
+      chosenBy: "contact_context",
+    });
+    expect(emailOf(page).others).toEqual([]);
+  });
+
+  it("sets aside an address only in an icon link's href, on another domain, when the page shows another as text", () => {
+    const page =
+      '<header><a class="icon" href="mailto:hello@flavor-starter-theme.com"><i class="fa fa-envelope"></i></a></header>' +
+      '<section id="contact"><p>Email: frank.maple@gmail.com</p></section>';
+    expect(emailOf(page)).toMatchObject({ email: "frank.maple@gmail.com", chosenBy: "contact_context" });
+  });
+
+  it("keeps an icon link on the site's own domain, an icon link on a page with no address as text, and a labelled link", () => {
+    const ownIcon =
+      '<a href="mailto:ventes@maple-plumbing.ca"><img src="mail.svg" alt=""></a><p>Email: frank.maple@gmail.com</p>';
+    expect(emailOf(ownIcon).email).toBe("ventes@maple-plumbing.ca");
+    const onlyIcon = '<a href="mailto:frank.maple@gmail.com"><i class="icon-mail"></i></a>';
+    expect(emailOf(onlyIcon)).toMatchObject({ email: "frank.maple@gmail.com", foundIn: ["mailto"] });
+    const labelled =
+      '<footer><a href="mailto:info@maple-group.com">Email us</a> frank.maple@gmail.com</footer>';
+    expect(emailOf(labelled).email).toBe("info@maple-group.com");
+    const same = '<footer><a href="mailto:Info@Maple-Plumbing.ca">info@maple-plumbing.ca</a></footer>';
+    expect(emailOf(same)).toMatchObject({ email: "info@maple-plumbing.ca", foundIn: ["mailto", "text"] });
+  });
+});
