@@ -191,6 +191,7 @@ function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
   const stack = createAuditStack(config, { db, metrics }, { lazyPool: true });
   const auditor = createInProcessAuditor(stack.run, {
     concurrency: config.audit.concurrency,
+    confirmAfterMs: config.audit.unreachableRetryMs,
     onQueueWait: (seconds) => metrics.auditQueueWait(seconds),
   });
   return {

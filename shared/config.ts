@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { z } from "zod";
 import type { CostLimits } from "./cost-guard.ts";
@@ -68,6 +69,19 @@ const configSchema = z.object({
   AUDIT_FETCHES_PER_IP: positiveInt(32),
   AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
   AUDIT_JOB_LOCK_MS: positiveInt(30_000),
+  AUDIT_UNREACHABLE_RETRY_MS: positiveInt(5_000),
+  // Read once at start: a file that cannot be read, or holds no certificate, stops the process.
+  AUDIT_CA_FILE: optionalString.transform((file, context) => {
+    if (file === undefined) return undefined;
+    try {
+      const pem = readFileSync(file, "utf8");
+      if (pem.includes("-----BEGIN CERTIFICATE-----")) return pem;
+      context.addIssue({ code: "custom", message: `${file} holds no PEM certificate` });
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `cannot read ${file}: ${(error as Error).message}` });
+    }
+    return z.NEVER;
+  }),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
@@ -149,6 +163,10 @@ export interface Config {
     threads: number;
     /** How long a worker's job lock lasts; a dead worker's job is retried after about this long. */
     jobLockMs: number;
+    /** site_unreachable: the wait between a homepage's two attempts. */
+    unreachableRetryMs: number;
+    /** PEM certificate authorities the homepage fetcher trusts besides the system's (AUDIT_CA_FILE). */
+    extraCa: string | undefined;
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
@@ -233,6 +251,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
       threads: e.AUDIT_THREADS,
       jobLockMs: e.AUDIT_JOB_LOCK_MS,
+      unreachableRetryMs: e.AUDIT_UNREACHABLE_RETRY_MS,
+      extraCa: e.AUDIT_CA_FILE,
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },

@@ -1,8 +1,14 @@
-import { UnrecoverableError, Worker } from "bullmq";
+import { Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { confirmationOf } from "../shared/audit/audit-site.ts";
 import { createAuditStack } from "../shared/audit/audit-stack.ts";
-import { type AuditJob, auditJobSchema, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
+import {
+  type AuditJob,
+  auditJobSchema,
+  queueSecondAttempt,
+  SITE_AUDIT_QUEUE,
+} from "../shared/audit/queue.ts";
 import type { Config } from "../shared/config.ts";
 import { describeUrl, openDatabase, waitFor } from "../shared/db/startup.ts";
 import { createMetrics } from "../shared/metrics.ts";
@@ -51,6 +57,15 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
   });
   const stack = createAuditStack(config, { db, metrics });
+  // Second attempts of site_unreachable checks are queued from here, on a connection of their own
+  // that fails fast (the worker's own blocks): a lost one leaves the first attempt's failed audit.
+  const producer = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  producer.on("error", () => {});
+  const secondAttempts = new Queue<AuditJob>(SITE_AUDIT_QUEUE, {
+    connection: producer,
+    prefix: config.queuePrefix,
+  });
+  secondAttempts.on("error", () => {});
   let metricsServer: WorkerMetricsServer | undefined;
   try {
     await waitFor(`Redis at ${describeUrl(redisUrl)}`, config.startupWaitMs, logger, async () => {
@@ -78,6 +93,13 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
         }
         const started = performance.now();
         const audit = await stack.run(parsed.data);
+        const second = confirmationOf(parsed.data, audit);
+        if (second !== null) {
+          await queueSecondAttempt(secondAttempts, second, config.audit.unreachableRetryMs).catch(
+            (error: unknown) =>
+              logger.warn({ err: error, place_id: audit.place_id }, "could not queue the second attempt"),
+          );
+        }
         logger.info(
           {
             job_id: job.id,
@@ -122,6 +144,8 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
       metricsPort: server.port,
       async close() {
         await worker.close();
+        await secondAttempts.close();
+        producer.disconnect();
         await server.close();
         await stack.close();
         connection.disconnect();
@@ -129,6 +153,8 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
       },
     };
   } catch (error) {
+    await secondAttempts.close().catch(() => {});
+    producer.disconnect();
     await metricsServer?.close();
     await stack.close();
     connection.disconnect();

@@ -15,5 +15,6 @@ export default function analyzeTask(input: AnalyzeInput): AnalyzeOutput {
     country: input.country,
     now: new Date(input.now),
     findContactEmail: input.findContactEmail,
+    findParkedDomain: input.findParkedDomain,
   });
 }

@@ -51,6 +51,7 @@ export function createAuditStack(
   const fetchOptions: FetchHomepageOptions = {
     allowPrivateNetworks: config.audit.allowPrivateNetworks,
     userAgent: auditUserAgent(config.publicUrl),
+    ...(config.audit.extraCa === undefined ? {} : { extraCa: config.audit.extraCa }),
     politeness,
     resolve: createCachingResolver({
       queries: createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 }),

@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
+import { rootCertificates } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
@@ -45,6 +47,10 @@ export interface FetchHomepageOptions {
    */
   politeness?: FetchPoliteness;
   /**
+   * Certificate authorities trusted besides the system's (PEM), e.g. a test CA (`AUDIT_CA_FILE`).
+   */
+  extraCa?: string;
+  /**
    * The connection pool to use, from `createHomepageAgent` with these same options (its owner
    * closes it). Unset: one pool per set of limits shared by the process.
    */
@@ -83,13 +89,51 @@ export interface FetchFailure {
   ok: false;
   failure: FetchFailureCode;
   detail?: string;
+  /** The system's or TLS's error code behind a dns, connection or tls failure (`ENOTFOUND`, `ECONNREFUSED`, `CERT_HAS_EXPIRED`). */
+  errorCode?: string;
+}
+
+/**
+ * How a fetch ended, when it is one of the ends that say a site is down (DESIGN "Pitch facts",
+ * site_unreachable): no such domain, a refused connection, an HTTP 5xx, 404 or 410 at the
+ * homepage. Null for every other end: 401/403/429 are bot blocks, and our own timeout says nothing.
+ */
+export function unreachableResult(result: FetchedPage | FetchFailure): string | null {
+  if (result.ok) return null;
+  if (result.failure === "dns_failed" && result.errorCode === "ENOTFOUND") return "no_such_domain";
+  if (result.failure === "connection_failed" && result.errorCode === "ECONNREFUSED")
+    return "connection_refused";
+  const status = /^http_(\d{3})$/.exec(result.failure)?.[1];
+  if (status !== undefined && (status.startsWith("5") || status === "404" || status === "410")) {
+    return result.failure;
+  }
+  return null;
+}
+
+/** The certificate problem behind a TLS failure, or null when the failure is not about the certificate. */
+export function certificateProblemOf(
+  result: FetchedPage | FetchFailure,
+): "expired" | "wrong_host" | "self_signed" | "untrusted" | null {
+  if (result.ok || result.failure !== "tls_failed" || result.errorCode === undefined) return null;
+  const code = result.errorCode;
+  if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID") return "expired";
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID" || code === "HOSTNAME_MISMATCH") return "wrong_host";
+  if (code === "DEPTH_ZERO_SELF_SIGNED_CERT" || code === "SELF_SIGNED_CERT_IN_CHAIN") return "self_signed";
+  if (/CERT|UNABLE_TO_(?:GET|VERIFY)/.test(code)) return "untrusted";
+  return null;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 
-type Limits = { timeoutMs: number; maxBytes: number; maxRedirects: number; connectionsPerOrigin: number };
+type Limits = {
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  connectionsPerOrigin: number;
+  extraCa: string | undefined;
+};
 
 export async function fetchHomepage(
   url: string,
@@ -255,7 +299,8 @@ async function resolveAndCheck(
       addresses = await untilAborted(resolve(hostname), signal);
     } catch (error) {
       if (signal.aborted) return { failure: failure("timeout", `resolving ${hostname}`) };
-      return { failure: failure("dns_failed", `${hostname}: ${errorCode(error) ?? describe(error)}`) };
+      const code = errorCode(error);
+      return { failure: failure("dns_failed", `${hostname}: ${code ?? describe(error)}`, code) };
     }
     if (addresses.length === 0) return { failure: failure("dns_failed", `${hostname}: no address`) };
   }
@@ -334,7 +379,8 @@ async function requestFromFirstReachable(
 const agentsByLimits = new Map<string, Agent>();
 
 function agentFor(limits: Limits): Agent {
-  const key = `${limits.timeoutMs}:${limits.maxBytes}:${limits.connectionsPerOrigin}`;
+  const caKey = limits.extraCa === undefined ? "" : createHash("sha256").update(limits.extraCa).digest("hex");
+  const key = `${limits.timeoutMs}:${limits.maxBytes}:${limits.connectionsPerOrigin}:${caKey}`;
   let agent = agentsByLimits.get(key);
   if (agent === undefined) {
     agent = newAgent(limits);
@@ -357,7 +403,11 @@ function newAgent(limits: Limits): Agent {
     // How many sites are fetched at once is bounded by the audit queue's concurrency, not here:
     // a cap on origins would fail audits under load instead of slowing them.
     maxOrigins: Number.POSITIVE_INFINITY,
-    connect: { timeout: Math.min(limits.timeoutMs, 5_000) },
+    connect: {
+      timeout: Math.min(limits.timeoutMs, 5_000),
+      // Extra authorities are trusted besides the system's, never instead of them.
+      ...(limits.extraCa === undefined ? {} : { ca: [...rootCertificates, limits.extraCa] }),
+    },
     headersTimeout: limits.timeoutMs,
     bodyTimeout: limits.timeoutMs,
     keepAliveTimeout: 4_000,
@@ -433,6 +483,7 @@ function failureFromError(error: unknown, signal: AbortSignal): FetchFailure {
   const code = errorCode(error);
   const detail = code ?? describe(error);
   if (code === undefined) return failure("connection_failed", detail);
+  const withCode = (kind: "connection_failed" | "tls_failed") => failure(kind, detail, code);
   if (
     code === "UND_ERR_HEADERS_TIMEOUT" ||
     code === "UND_ERR_BODY_TIMEOUT" ||
@@ -451,13 +502,16 @@ function failureFromError(error: unknown, signal: AbortSignal): FetchFailure {
     code === "EPROTO" ||
     /CERT|SELF_SIGNED|UNABLE_TO_/.test(code)
   ) {
-    return failure("tls_failed", detail);
+    return withCode("tls_failed");
   }
-  return failure("connection_failed", detail);
+  return withCode("connection_failed");
 }
 
-function failure(code: FetchFailureCode, detail?: string): FetchFailure {
-  return detail === undefined ? { ok: false, failure: code } : { ok: false, failure: code, detail };
+function failure(code: FetchFailureCode, detail?: string, systemCode?: string): FetchFailure {
+  const failed: FetchFailure = { ok: false, failure: code };
+  if (detail !== undefined) failed.detail = detail;
+  if (systemCode !== undefined) failed.errorCode = systemCode;
+  return failed;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -483,6 +537,7 @@ function limitsOf(options: FetchHomepageOptions): Limits {
     maxBytes: nonNegativeInteger(options.maxBytes, DEFAULT_MAX_BYTES, "maxBytes"),
     maxRedirects: nonNegativeInteger(options.maxRedirects, DEFAULT_MAX_REDIRECTS, "maxRedirects"),
     connectionsPerOrigin: Math.max(16, options.politeness?.perAddress ?? 16),
+    extraCa: options.extraCa,
   };
 }
 

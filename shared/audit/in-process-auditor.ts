@@ -1,5 +1,5 @@
 import { withoutDatabaseDeadline } from "../db/database.ts";
-import type { AuditTarget } from "./audit-site.ts";
+import { type AuditTarget, confirmationOf } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import type { RunAudit } from "./run-audit.ts";
 import type { SiteAudit } from "./types.ts";
@@ -17,9 +17,18 @@ interface Waiter {
  */
 export function createInProcessAuditor(
   run: RunAudit,
-  options: { concurrency: number; onQueueWait?: (seconds: number) => void },
+  options: {
+    concurrency: number;
+    onQueueWait?: (seconds: number) => void;
+    /**
+     * How long after a first attempt that ended as a down site ends its second attempt runs
+     * (site_unreachable). Nobody waits for it: the first attempt's audit answers the search.
+     */
+    confirmAfterMs: number;
+  },
 ): SiteAuditor & Required<Pick<SiteAuditor, "queueCounts">> {
   const running = new Map<string, Promise<SiteAudit>>();
+  const confirmations = new Set<NodeJS.Timeout>();
   const waiting: Waiter[] = [];
   let active = 0;
 
@@ -43,8 +52,18 @@ export function createInProcessAuditor(
     else active -= 1;
   };
 
-  const start = (target: AuditTarget, rank: number) => {
-    const key = `${target.placeId}\n${target.url}`;
+  /** The second attempt, later; it waits behind every search's candidates (the last rank). */
+  const confirmLater = (target: AuditTarget) => {
+    const timer = setTimeout(() => {
+      confirmations.delete(timer);
+      start(target, Number.MAX_SAFE_INTEGER).catch(() => {});
+    }, options.confirmAfterMs);
+    timer.unref();
+    confirmations.add(timer);
+  };
+
+  const start = (target: AuditTarget, rank: number): Promise<SiteAudit> => {
+    const key = `${target.placeId}\n${target.url}${target.firstAttempt ? "\nsecond" : ""}`;
     const existing = running.get(key);
     if (existing) return existing;
     const queued = performance.now();
@@ -53,7 +72,10 @@ export function createInProcessAuditor(
       options.onQueueWait?.((performance.now() - queued) / 1000);
       try {
         // The audit outlives the search that started it: the search's database deadline is not its own.
-        return await withoutDatabaseDeadline(() => run(target));
+        const done = await withoutDatabaseDeadline(() => run(target));
+        const second = confirmationOf(target, done);
+        if (second !== null) confirmLater(second);
+        return done;
       } finally {
         release();
         running.delete(key);
@@ -80,6 +102,10 @@ export function createInProcessAuditor(
       return { waiting: waiting.length, delayed: 0, active };
     },
     async close() {
+      // Second attempts not started yet are dropped: the site keeps its first attempt's failed
+      // audit, retried after a day like any failure.
+      for (const timer of confirmations) clearTimeout(timer);
+      confirmations.clear();
       await Promise.allSettled(running.values());
     },
   };

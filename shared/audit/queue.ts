@@ -17,6 +17,8 @@ export const auditJobSchema = z.strictObject({
   placeId: z.string().min(1),
   url: z.url(),
   country: z.string().length(2).nullable(),
+  /** A site_unreachable check's second attempt: how the first ended (audit-site.ts, confirmationOf). */
+  firstAttempt: z.strictObject({ at: z.string(), result: z.string() }).optional(),
 });
 export type AuditJob = z.infer<typeof auditJobSchema>;
 
@@ -53,9 +55,10 @@ export function auditFromJobResult(result: unknown): SiteAudit | undefined {
   return { ...parsed.data, evidence: parsed.data.evidence as AuditEvidence };
 }
 
-/** Same place and URL, same job: concurrent searches share one audit. */
-export function auditJobId(target: Pick<AuditTarget, "placeId" | "url">): string {
-  return `audit-${createHash("sha256").update(`${target.placeId}\n${target.url}`).digest("hex").slice(0, 32)}`;
+/** Same place and URL, same job: concurrent searches share one audit. A second attempt has its own. */
+export function auditJobId(target: Pick<AuditTarget, "placeId" | "url" | "firstAttempt">): string {
+  const id = `audit-${createHash("sha256").update(`${target.placeId}\n${target.url}`).digest("hex").slice(0, 32)}`;
+  return target.firstAttempt === undefined ? id : `${id}-second`;
 }
 
 export interface QueueSettings {
@@ -103,6 +106,25 @@ const JOB_OPTIONS = {
   removeOnComplete: { age: 600, count: 10_000 },
   removeOnFail: true,
 } as const;
+
+/**
+ * Queues the second attempt of a site_unreachable check, `delayMs` from now, behind every
+ * search's candidates (the lowest priority). Nobody waits for it; it stores its audit like any.
+ */
+export async function queueSecondAttempt(queue: Queue, target: AuditTarget, delayMs: number): Promise<void> {
+  const payload = auditJobSchema.parse({
+    placeId: target.placeId,
+    url: target.url,
+    country: target.country,
+    firstAttempt: target.firstAttempt,
+  });
+  await queue.add(SITE_AUDIT_JOB, payload, {
+    ...JOB_OPTIONS,
+    jobId: auditJobId(target),
+    delay: delayMs,
+    priority: MAX_PRIORITY,
+  });
+}
 
 /**
  * Distributed mode: enqueue one BullMQ job per place (job id from place and URL), wait for it until

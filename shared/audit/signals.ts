@@ -1,4 +1,4 @@
-import { parseDocument } from "htmlparser2";
+import { DomUtils, parseDocument } from "htmlparser2";
 import {
   addressesFromJsonLd,
   addressesFromMailto,
@@ -11,6 +11,7 @@ import {
   noEmailEvidence,
 } from "./contact-email.ts";
 import { NON_CONFORMING_TAGS } from "./non-conforming-tags.ts";
+import { findParking } from "./parking-markers.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "./types.ts";
 
 /** One decoded homepage and what is known about its business. */
@@ -23,6 +24,8 @@ export interface HomepageInput {
   now: Date;
   /** false skips the contact email (the benchmark's baseline only); default true. */
   findContactEmail?: boolean;
+  /** false skips the parked-domain check (the benchmark's baseline only); default true. */
+  findParkedDomain?: boolean;
 }
 
 /** A year this many years before the current one (or older) is stale. */
@@ -62,6 +65,8 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     ? chooseContactEmail(page.emailFindings, input.url)
     : { email: null, evidence: noEmailEvidence() };
 
+  const parkingMarker = input.findParkedDomain === false ? null : findParkedDomain(page);
+
   const signals: AuditSignals = {
     no_mobile_viewport: viewport === null,
     legacy_site_tech: legacySiteTech,
@@ -72,6 +77,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     not_mobile_friendly: viewport === null || !isResponsiveViewport(viewport) || flash.length > 0,
     outdated_website: legacySiteTech || staleCopyright === true,
     email: contactEmail.email,
+    parked_domain: parkingMarker !== null,
   };
   const evidence: AuditEvidence = {
     viewport,
@@ -85,6 +91,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     french_version: frenchVersion,
     canadian_by: canada.by,
     canadian_postal_code: canada.postalCode,
+    parking_marker: parkingMarker,
     ...contactEmail.evidence,
   };
   return { signals, evidence };
@@ -471,6 +478,38 @@ function describeTag(element: HtmlElement): string {
 
 function elementsNamed(page: PageIndex, name: string): HtmlElement[] {
   return page.elements.filter((element) => element.name === name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parked domain
+
+const HEADLINE_ELEMENTS = new Set(["title", "h1", "h2"]);
+const MAX_HEADLINES = 10;
+
+/** The page's parking evidence (parking-markers.ts reads it), or null: one pass over the elements. */
+function findParkedDomain(page: PageIndex): string | null {
+  const structuralUrls: string[] = [];
+  const headlines: string[] = [];
+  for (const element of page.elements) {
+    const { name, attribs } = element;
+    if (HEADLINE_ELEMENTS.has(name)) {
+      if (headlines.length < MAX_HEADLINES) headlines.push(truncate(DomUtils.textContent(element), 300));
+    } else if (name === "script" || name === "iframe" || name === "frame") {
+      if (attribs.src !== undefined) structuralUrls.push(attribs.src);
+    } else if (name === "form") {
+      if (attribs.action !== undefined) structuralUrls.push(attribs.action);
+    } else if (name === "meta" && attribs["http-equiv"]?.toLowerCase() === "refresh") {
+      const target = /url\s*=\s*['"]?([^'"\s]+)/i.exec(attribs.content ?? "")?.[1];
+      if (target !== undefined) structuralUrls.push(target);
+    }
+  }
+  const marker = findParking({
+    structuralUrls,
+    headlines,
+    textLines: page.textLines,
+    textLength: page.textLength,
+  });
+  return marker === null ? null : truncate(marker, MAX_SNIPPET_CHARS);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,10 +27,34 @@ export interface AuditSignals {
    * Absent in audits made before addresses were resolved.
    */
   email?: string | null;
+  // The pitch facts (DESIGN "Pitch facts"). Absent in audits made before they were read.
+  /**
+   * Two attempts a few seconds apart both ended in no such domain, a refused connection, or an
+   * HTTP 5xx/404/410 at the homepage: true (a failed audit); the page was read: false; else null.
+   */
+  site_unreachable?: boolean | null;
+  /** The homepage is a parking or for-sale page. */
+  parked_domain?: boolean | null;
+  /** The listed website is a social profile or link page (decided from the URL, never fetched). */
+  social_profile_only?: boolean | null;
+  /**
+   * The homepage ends on http:// and https:// to the same host fails or leads back to http, or
+   * its certificate is invalid; null when the https check could not tell (a timeout, a bot block).
+   */
+  no_https?: boolean | null;
 }
 
-/** What each signal was based on: short snippets, never whole pages. */
-export interface AuditEvidence extends Partial<EmailEvidence> {
+/** One attempt of a site_unreachable check: when, and how it ended (`no_such_domain`, `connection_refused`, `http_503`...). */
+export interface FetchAttempt {
+  at: string;
+  result: string;
+}
+
+/** What the https check of no_https found. */
+export type CertificateProblem = "expired" | "wrong_host" | "self_signed" | "untrusted";
+
+/** What each signal read from the page was based on: short snippets, never whole pages. */
+export interface AnalysisEvidence extends Partial<EmailEvidence> {
   viewport?: string | null;
   jquery_version?: string | null;
   legacy_tags?: string[];
@@ -43,6 +67,21 @@ export interface AuditEvidence extends Partial<EmailEvidence> {
   canadian_by?: "address" | "tld" | "postal_code" | null;
   /** The Canadian postal code found in the page text, when that is what made the business Canadian. */
   canadian_postal_code?: string | null;
+  /** parked_domain: the parking service or the for-sale wording found. */
+  parking_marker?: string | null;
+}
+
+/** What each signal was based on: the page's evidence, and what the fetches themselves showed. */
+export interface AuditEvidence extends AnalysisEvidence {
+  /** site_unreachable: each attempt's error or status (one while the second is pending, two once decided). */
+  attempts?: FetchAttempt[];
+  /** social_profile_only: the profile's host and its platform's name. */
+  social_profile_host?: string | null;
+  social_platform?: string | null;
+  /** no_https: the homepage's final URL, how the https:// request ended, and the certificate's problem. */
+  final_url?: string | null;
+  https_result?: string | null;
+  certificate_problem?: CertificateProblem | null;
 }
 
 export type AuditOutcome = "ok" | "failed";
@@ -69,6 +108,10 @@ export const UNKNOWN_SIGNALS: AuditSignals = {
   not_mobile_friendly: null,
   outdated_website: null,
   email: null,
+  site_unreachable: null,
+  parked_domain: null,
+  social_profile_only: null,
+  no_https: null,
 };
 
 /** Input of one analysis task (runs in the piscina pool). */
@@ -85,9 +128,11 @@ export interface AnalyzeInput {
   now: number;
   /** false skips the contact email (the benchmark's baseline only); default true. */
   findContactEmail?: boolean;
+  /** false skips the parked-domain check (the benchmark's baseline only); default true. */
+  findParkedDomain?: boolean;
 }
 
 export interface AnalyzeOutput {
   signals: AuditSignals;
-  evidence: AuditEvidence;
+  evidence: AnalysisEvidence;
 }

@@ -7,10 +7,18 @@
  * from a fixed list reach a fact's details, and from there a template or an LLM prompt.
  */
 import { NON_CONFORMING_TAGS } from "../audit/non-conforming-tags.ts";
+import { socialProfileOf } from "../audit/social-profiles.ts";
 import type { AuditEvidence, AuditSignals, SiteAudit } from "../audit/types.ts";
 
-/** The `facts_used` keys of the spec, in the order DESIGN.md picks them. */
+/**
+ * The `facts_used` keys, in the order DESIGN.md picks them: the pitch facts (a site that is down,
+ * parked, only a social profile, not secure) first, then the spec's keys.
+ */
 export const FACT_KEYS_IN_ORDER = [
+  "site_unreachable",
+  "parked_domain",
+  "social_profile_only",
+  "no_https",
   "no_website",
   "no_mobile_viewport",
   "stale_copyright",
@@ -75,10 +83,25 @@ export function collectVerifiedFacts(input: FactInput): VerifiedFact[] {
   const reviewCount = normalizeReviewCount(place.userRatingCount);
   if (reviewCount < LOW_REVIEW_COUNT_BELOW) add("low_review_count", { review_count: reviewCount });
 
+  // Read from the URL itself, as the audit does: no fetch, so no audit needed either.
+  const social = hasWebsite ? socialProfileOf(place.website) : null;
+  if (social !== null) add("social_profile_only", { platform: social.platform });
+
   // A place with no website has no audit facts, even if an old audit row is still cached: the
-  // draft would otherwise criticise a site the business no longer lists. A failed audit proves
-  // nothing (DESIGN.md: a failed fetch leaves signals unknown, never "bad").
-  if (hasWebsite && audit !== null && audit.outcome === "ok") {
+  // draft would otherwise criticise a site the business no longer lists.
+  const siteAudit = hasWebsite ? audit : null;
+  // The fetch's own facts hold whatever the page said, failed audits included (a site down twice).
+  if (siteAudit?.signals.site_unreachable === true)
+    add("site_unreachable", unreachableDetails(siteAudit.evidence));
+  if (siteAudit?.outcome === "ok" && siteAudit.signals.parked_domain === true) add("parked_domain");
+  // Not the business's own site (down, parked, a profile): nothing about its page is worth saying.
+  const ownSite = !found.has("site_unreachable") && !found.has("parked_domain") && social === null;
+  if (ownSite && siteAudit?.signals.no_https === true) add("no_https", httpsDetails(siteAudit.evidence));
+
+  // A failed audit proves nothing about the page (DESIGN.md: a failed fetch leaves signals
+  // unknown, never "bad").
+  if (ownSite && siteAudit !== null && siteAudit.outcome === "ok") {
+    const audit = siteAudit;
     const signals = audit.signals;
     const evidence = audit.evidence ?? {};
 
@@ -114,6 +137,24 @@ export function factsForDraft(facts: readonly VerifiedFact[]): VerifiedFact[] {
     const fact = byKey.get(key);
     return fact === undefined ? [] : [fact];
   }).slice(0, MAX_FACTS_PER_DRAFT);
+}
+
+/** What the last attempt of a site_unreachable check ended in, as one of four fixed words. */
+function unreachableDetails(evidence: AuditEvidence): Record<string, string> {
+  const last = evidence.attempts?.at(-1)?.result ?? "";
+  if (last === "no_such_domain" || last === "connection_refused") return { problem: last };
+  if (/^http_5\d\d$/.test(last)) return { problem: "server_error" };
+  if (last === "http_404" || last === "http_410") return { problem: "not_found" };
+  return {};
+}
+
+const CERTIFICATE_PROBLEMS = new Set(["expired", "wrong_host", "self_signed", "untrusted"]);
+
+function httpsDetails(evidence: AuditEvidence): Record<string, string> {
+  const problem = evidence.certificate_problem;
+  return typeof problem === "string" && CERTIFICATE_PROBLEMS.has(problem)
+    ? { certificate_problem: problem }
+    : {};
 }
 
 function normalizeReviewCount(count: number): number {

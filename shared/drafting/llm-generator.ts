@@ -67,6 +67,14 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /** The spec's meanings of the fact keys: fixed text written by us, safe to show the model. */
 const FACT_MEANINGS: Record<FactKey, string> = {
+  site_unreachable:
+    "The business's website does not load: two visits a few seconds apart both failed (details.problem: no_such_domain = the domain name no longer exists; connection_refused = the server refuses connections; server_error = the server answers with an error; not_found = the homepage is missing)",
+  parked_domain:
+    "The business's web address shows a domain company's parking or 'domain for sale' page instead of its website",
+  social_profile_only:
+    "The only website listed for the business is a social media profile or link page (details.platform names the platform)",
+  no_https:
+    "The website is not secure: browsers warn visitors (details.certificate_problem: expired, wrong_host, self_signed or untrusted when its certificate is the problem; absent: the site has no HTTPS at all and shows as 'Not secure')",
   no_website: "No website found for the business",
   no_french_version: "Canadian business whose website has no French version",
   low_review_count: "Fewer than 10 online reviews (details.review_count is the exact number)",

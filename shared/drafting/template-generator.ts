@@ -61,6 +61,10 @@ const possessive = (name: string): string => (/s$/i.test(name) ? `${name}'` : `$
 
 const english: Phrasebook = {
   subject: {
+    site_unreachable: (name) => `${possessive(name)} website isn't loading`,
+    parked_domain: (name) => `${possessive(name)} web address`,
+    social_profile_only: (name) => `A website of its own for ${name}`,
+    no_https: (name) => `${possessive(name)} website shows as "Not secure"`,
     no_website: (name) => `A website for ${name}`,
     no_mobile_viewport: (name) => `${possessive(name)} website on phones`,
     stale_copyright: (name, details) => {
@@ -76,6 +80,40 @@ const english: Phrasebook = {
     outdated_website: (name) => `A fresh look for ${possessive(name)} website`,
   },
   clause: {
+    site_unreachable: (details) => {
+      // Always the first fact (DESIGN's order): "it" is the website the service's opening line names.
+      const tried = "when I tried to open it";
+      switch (detailString(details, "problem")) {
+        case "no_such_domain":
+          return `${tried}, its address led nowhere: the domain name doesn't seem to exist anymore, so anyone who clicks your link from a search lands on an error`;
+        case "connection_refused":
+          return `${tried}, the server refused the connection twice, a few seconds apart, so visitors who click your link get an error instead of your page`;
+        case "not_found":
+          return `${tried}, the homepage came back as "page not found" twice in a row, so visitors who click your link land on an error instead of your business`;
+        default:
+          return `${tried}, the server answered with an error twice, a few seconds apart, so visitors who click your link see an error page instead of your business`;
+      }
+    },
+    parked_domain: () =>
+      `the web address listed for your business shows a domain company's parking page instead of your website, so people who look you up find ads or a "domain for sale" notice rather than your services`,
+    social_profile_only: (details) => {
+      const platform = detailString(details, "platform") ?? "social media";
+      return `the only website listed for your business is your ${platform} page, so people who aren't on ${platform}, or who search for you online, don't find a page of your own with your services and how to reach you`;
+    },
+    no_https: (details) => {
+      const warning = "so browsers warn visitors that the site isn't safe before they even see your page";
+      switch (detailString(details, "certificate_problem")) {
+        case "expired":
+          return `your website's security certificate has expired, ${warning}`;
+        case "wrong_host":
+          return `your website's security certificate was issued for a different address, ${warning}`;
+        case "self_signed":
+        case "untrusted":
+          return `your website's security certificate isn't one that browsers trust, ${warning}`;
+        default:
+          return `your website doesn't use HTTPS, so browsers mark it as "Not secure" in the address bar, which can make visitors hesitate, especially before they fill in a contact form`;
+      }
+    },
     no_website: () =>
       "I couldn't find a website for your business, so people who look you up online can't easily see what you offer or how to reach you",
     no_mobile_viewport: () =>
@@ -132,6 +170,14 @@ const english: Phrasebook = {
   },
   alsoNoticed: (clause) => `I also noticed that ${clause}.`,
   closingForOne: {
+    site_unreachable:
+      "When a site doesn't load, most visitors don't try again: they call the next business on the list. Getting it back online is usually quick.",
+    parked_domain:
+      "Putting a simple website back on that address would turn those visits into customers again.",
+    social_profile_only:
+      "A site of your own works alongside social media: it's yours, it shows up in search results, and it doesn't depend on a platform's rules.",
+    no_https:
+      "Setting up HTTPS properly is quick and inexpensive today, and it removes that warning for good.",
     no_website:
       "A simple, well-made website is quicker to set up than most people think, and it gives customers one place to see your services and get in touch.",
     no_mobile_viewport:
@@ -154,6 +200,10 @@ const english: Phrasebook = {
 
 const french: Phrasebook = {
   subject: {
+    site_unreachable: (name) => `${name} : votre site ne s'affiche plus`,
+    parked_domain: (name) => `${name} : l'adresse de votre site web`,
+    social_profile_only: (name) => `Un site à part entière pour ${name}`,
+    no_https: (name) => `${name} : votre site s'affiche « Non sécurisé »`,
     no_website: (name) => `Un site web pour ${name}`,
     no_mobile_viewport: (name) => `${name} : votre site sur téléphone`,
     stale_copyright: (name, details) => {
@@ -169,6 +219,41 @@ const french: Phrasebook = {
     outdated_website: (name) => `${name} : un coup de jeune pour votre site`,
   },
   clause: {
+    site_unreachable: (details) => {
+      // Also always first: "l'" is the website the opening line names.
+      const tried = "quand j'ai essayé de l'ouvrir";
+      switch (detailString(details, "problem")) {
+        case "no_such_domain":
+          return `${tried}, son adresse ne menait nulle part : le nom de domaine ne semble plus exister, et les personnes qui cliquent sur votre lien depuis une recherche tombent sur une erreur`;
+        case "connection_refused":
+          return `${tried}, le serveur a refusé la connexion à deux reprises, à quelques secondes d'intervalle : les visiteurs qui cliquent sur votre lien obtiennent une erreur au lieu de votre page`;
+        case "not_found":
+          return `${tried}, la page d'accueil est revenue « introuvable » à deux reprises : les visiteurs qui cliquent sur votre lien tombent sur une erreur au lieu de votre entreprise`;
+        default:
+          return `${tried}, le serveur a répondu par une erreur à deux reprises, à quelques secondes d'intervalle : les visiteurs qui cliquent sur votre lien voient une page d'erreur au lieu de votre entreprise`;
+      }
+    },
+    parked_domain: () =>
+      "l'adresse web indiquée pour votre entreprise affiche la page de parking d'un bureau d'enregistrement au lieu de votre site : les personnes qui vous cherchent y trouvent des publicités ou une annonce « domaine à vendre » plutôt que vos services",
+    social_profile_only: (details) => {
+      const platform = detailString(details, "platform") ?? "un réseau social";
+      return `le seul site web indiqué pour votre entreprise est votre page ${platform} : les personnes qui ne sont pas sur ${platform}, ou qui vous cherchent en ligne, ne trouvent pas de page à vous qui présente vos services et vos coordonnées`;
+    },
+    no_https: (details) => {
+      const warning =
+        "les navigateurs avertissent les visiteurs que le site n'est pas sûr avant même d'afficher votre page";
+      switch (detailString(details, "certificate_problem")) {
+        case "expired":
+          return `le certificat de sécurité de votre site web a expiré : ${warning}`;
+        case "wrong_host":
+          return `le certificat de sécurité de votre site web a été émis pour une autre adresse : ${warning}`;
+        case "self_signed":
+        case "untrusted":
+          return `le certificat de sécurité de votre site web n'est pas reconnu par les navigateurs : ${warning}`;
+        default:
+          return "votre site web n'utilise pas HTTPS : les navigateurs l'affichent comme « Non sécurisé » dans la barre d'adresse, ce qui peut faire hésiter les visiteurs, surtout avant de remplir un formulaire de contact";
+      }
+    },
     no_website: () =>
       "je n'ai pas trouvé de site web pour votre entreprise : les personnes qui vous cherchent en ligne ne peuvent donc pas facilement découvrir vos services ni vous joindre",
     no_mobile_viewport: () =>
@@ -228,6 +313,14 @@ const french: Phrasebook = {
   alsoNoticed: (clause) =>
     `J'ai aussi remarqué ${/^[aeiouyàâéèêîôû]/i.test(clause) ? "qu'" : "que "}${clause}.`,
   closingForOne: {
+    site_unreachable:
+      "Quand un site ne s'affiche pas, la plupart des visiteurs n'insistent pas : ils appellent l'entreprise suivante. Le remettre en ligne est souvent rapide.",
+    parked_domain:
+      "Remettre un site simple à cette adresse transformerait de nouveau ces visites en clients.",
+    social_profile_only:
+      "Un site à vous complète les réseaux sociaux : il vous appartient, il apparaît dans les résultats de recherche et il ne dépend pas des règles d'une plateforme.",
+    no_https:
+      "Mettre en place HTTPS correctement est aujourd'hui rapide et peu coûteux, et cet avertissement disparaît pour de bon.",
     no_website:
       "Un site simple et soigné se met en place plus vite qu'on ne le pense, et vos clients y trouvent en un coup d'œil ce que vous proposez.",
     no_mobile_viewport:

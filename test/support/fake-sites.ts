@@ -1,51 +1,105 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 
 export interface FakeSite {
-  html: string;
-  /** Answer after this many milliseconds. */
-  delayMs?: number;
+  html?: string;
+  /** Answer after this many milliseconds; a list is taken in turn, like `status`. */
+  delayMs?: number | number[];
   contentType?: string;
+  /** HTTP status; default 200. A list is answered in turn, the last one for every later request. */
+  status?: number | number[];
+  /** A Location header (with a 3xx status). */
+  location?: string;
+}
+
+/** One request a fake site received. */
+export interface FakeSiteRequest {
+  path: string;
+  /** The request came over TLS (a server started with `tls`). */
+  secure: boolean;
 }
 
 /** Business homepages served on 127.0.0.1, one per path, with a hit count per path. */
 export interface FakeSitesServer {
   readonly origin: string;
+  readonly port: number;
   url(path: string): string;
   set(path: string, site: FakeSite): void;
+  /** Requests of this path, over either protocol. */
   hits(path: string): number;
+  readonly requests: readonly FakeSiteRequest[];
   close(): Promise<void>;
 }
 
-export async function startFakeSites(): Promise<FakeSitesServer> {
+export interface FakeSitesOptions {
+  /**
+   * Also speak TLS on the same port with this key and certificate (PEM): the first byte of each
+   * connection decides, as a TLS handshake starts with 0x16. A site reached over http:// and
+   * https:// at one host and port, which is what the https check of an audit asks for.
+   */
+  tls?: { key: string; cert: string };
+  /** A different page over https (same path), e.g. a redirect back to http. Default: the same site. */
+  httpsSites?: Map<string, FakeSite>;
+}
+
+export async function startFakeSites(options: FakeSitesOptions = {}): Promise<FakeSitesServer> {
   const sites = new Map<string, FakeSite>();
   const hits = new Map<string, number>();
-  const server: Server = createServer((request, response) => {
+  const requests: FakeSiteRequest[] = [];
+  const handler = (secure: boolean) => (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    const site = sites.get(path);
+    requests.push({ path, secure });
+    const site = (secure ? options.httpsSites?.get(path) : undefined) ?? sites.get(path);
     if (!site) {
       response.writeHead(404).end("not found");
       return;
     }
+    const count = hits.get(path) ?? 1;
+    const statuses = Array.isArray(site.status) ? site.status : [site.status ?? 200];
+    const status = statuses[Math.min(count, statuses.length) - 1] ?? 200;
+    const delays = Array.isArray(site.delayMs) ? site.delayMs : [site.delayMs ?? 0];
+    const delayMs = delays[Math.min(count, delays.length) - 1] ?? 0;
     const timer = setTimeout(() => {
       response
-        .writeHead(200, { "content-type": site.contentType ?? "text/html; charset=utf-8" })
-        .end(site.html);
-    }, site.delayMs ?? 0);
+        .writeHead(status, {
+          "content-type": site.contentType ?? "text/html; charset=utf-8",
+          ...(site.location ? { location: site.location } : {}),
+        })
+        .end(site.html ?? "");
+    }, delayMs);
     response.on("close", () => clearTimeout(timer));
+  };
+  const http: Server = createServer(handler(false));
+  const https = options.tls ? createHttpsServer(options.tls, handler(true)) : undefined;
+  const sockets = new Set<Socket>();
+  const front = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.once("readable", () => {
+      const first: Buffer | null = socket.read(1);
+      if (first === null) return;
+      socket.unshift(first);
+      (first[0] === 0x16 && https ? https : http).emit("connection", socket);
+    });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  const port = (front.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
+    port,
     url: (path) => `${origin}${path}`,
     set: (path, site) => sites.set(path, site),
     hits: (path) => hits.get(path) ?? 0,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        http.closeAllConnections();
+        https?.closeAllConnections();
+        front.close(() => resolve());
       }),
   };
 }

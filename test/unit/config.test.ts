@@ -71,6 +71,14 @@ describe("loadConfig", () => {
     }
   });
 
+  it("reads AUDIT_UNREACHABLE_RETRY_MS, and stops on an AUDIT_CA_FILE it cannot read, naming the variable", () => {
+    expect(loadConfig({}).audit).toMatchObject({ unreachableRetryMs: 5_000, extraCa: undefined });
+    expect(loadConfig({ AUDIT_UNREACHABLE_RETRY_MS: "250" }).audit.unreachableRetryMs).toBe(250);
+    const error = configError({ AUDIT_CA_FILE: "/nonexistent/test-ca.pem" }).message;
+    expect(error).toContain("AUDIT_CA_FILE");
+    expect(error).toContain("/nonexistent/test-ca.pem");
+  });
+
   it("takes PUBLIC_URL as given, without a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://api.example.com/" }).publicUrl).toBe("https://api.example.com");
   });

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnalysisPool, createAnalysisPool } from "../../../shared/audit/analysis-pool.ts";
 import type { EmailChosenBy, EmailEvidence, EmailSource } from "../../../shared/audit/contact-email.ts";
 import { decodeHtml } from "../../../shared/audit/decode.ts";
-import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "../../../shared/audit/types.ts";
+import type { AnalysisEvidence, AnalyzeOutput, AuditSignals } from "../../../shared/audit/types.ts";
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const corpusDir = path.resolve(repoRoot, "../shared/corpus/sites");
@@ -35,7 +35,7 @@ interface CorpusPage {
   /** Every signal but the contact email (checked in `emailPages`). */
   signals: Omit<AuditSignals, "email">;
   /** Every evidence field but the email's; strings may be asymmetric matchers. */
-  evidence: Record<Exclude<keyof Required<AuditEvidence>, keyof EmailEvidence>, unknown>;
+  evidence: Record<Exclude<keyof Required<AnalysisEvidence>, keyof EmailEvidence>, unknown>;
 }
 
 /** The contact address a person reading the page would write to, or null when the page shows none. */
@@ -61,6 +61,7 @@ const none = {
   french_version: null,
   canadian_by: null,
   canadian_postal_code: null,
+  parking_marker: null,
 } as const;
 
 const DEVICE_WIDTH_SCALE_1 = "width=device-width, initial-scale=1";
@@ -864,7 +865,8 @@ if (!existsSync(corpusDir)) {
         email_rejected: _rejected,
         ...otherEvidence
       } = result!.output.evidence;
-      expect(otherSignals).toEqual(signals);
+      // Every page of the corpus is a business's own site: none is parked.
+      expect(otherSignals).toEqual({ parked_domain: false, ...signals });
       expect(otherEvidence).toEqual(evidence);
     });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCurrentAudits } from "../../../shared/audit/cache.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import {
   type FakeGooglePlacesServer,
@@ -27,6 +28,7 @@ beforeAll(async () => {
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     SEARCH_CHECK_BUDGET_MS: "1500",
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
+    AUDIT_UNREACHABLE_RETRY_MS: "100",
   });
 });
 afterAll(async () => {
@@ -178,5 +180,42 @@ describe("live-website filters (in-process audits)", () => {
       .executeTakeFirstOrThrow();
     expect(audit.outcome).toBe("failed");
     expect(audit.signals.not_mobile_friendly).toBeNull();
+  });
+});
+
+describe("site_unreachable's second attempt", () => {
+  it("never holds the search: a site down at the first attempt is unknown, the second fills the cache later", async () => {
+    // The second attempt hangs 3 s, twice the check budget: a search that waited for it would run
+    // out of budget and say truncated (check_budget).
+    sites.set("/u-down", { status: [503, 503], delayMs: [0, 3_000] });
+    sites.set("/u-old", { html: OLD_HOMEPAGE });
+    places.setPlaces("glazier in Springfield", [
+      place("u-down", sites.url("/u-down")),
+      place("u-old", sites.url("/u-old")),
+    ]);
+    const ws = await createWorkspace(t.app);
+    const response = await search(ws.auth, "glazier", { not_mobile_friendly: true });
+    const body = response.json();
+    expect(body.results.map((r: { place_id: string }) => r.place_id)).toEqual(["u-old"]);
+    expect(body.truncated).toBe(false);
+    expect(body.credits_spent).toBe(1);
+
+    // The audit went on without the search: its second attempt decides, and the cache keeps it.
+    const down = { placeId: "u-down", website: sites.url("/u-down") };
+    let audit = (await readCurrentAudits(t.database.db, [down])).get("u-down");
+    for (
+      const until = Date.now() + 20_000;
+      audit?.signals.site_unreachable !== true && Date.now() < until;
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      audit = (await readCurrentAudits(t.database.db, [down])).get("u-down");
+    }
+    expect(audit).toMatchObject({
+      outcome: "failed",
+      failure: "site_unreachable",
+      signals: { site_unreachable: true },
+      evidence: { attempts: [{ result: "http_503" }, { result: "http_503" }] },
+    });
+    expect(sites.hits("/u-down")).toBe(2);
   });
 });

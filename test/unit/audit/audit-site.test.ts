@@ -71,8 +71,14 @@ describe("auditSite", () => {
       url: `${origin}/`,
       outcome: "ok",
       failure: null,
-      signals: flaggedSignals,
-      evidence: analysis.evidence,
+      // The fetch's own signals: the page was read, over plain http, and https on its port fails.
+      signals: { ...flaggedSignals, site_unreachable: false, social_profile_only: false, no_https: true },
+      evidence: {
+        ...analysis.evidence,
+        final_url: `${origin}/accueil`,
+        https_result: expect.stringMatching(/^tls_failed/),
+        certificate_problem: null,
+      },
       audited_at: clock,
     });
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AuditTarget } from "../../../shared/audit/audit-site.ts";
 import { createInProcessAuditor } from "../../../shared/audit/in-process-auditor.ts";
 import type { SiteAudit } from "../../../shared/audit/types.ts";
@@ -40,7 +40,7 @@ function controlledRunner() {
 describe("the in-process auditor", () => {
   it("starts waiting audits by rank, so one search's later candidates do not hold up another's first", async () => {
     const runner = controlledRunner();
-    const auditor = createInProcessAuditor(runner.run, { concurrency: 1 });
+    const auditor = createInProcessAuditor(runner.run, { concurrency: 1, confirmAfterMs: 5_000 });
     const all = [
       auditor.audit(target("big-0"), FAR, { rank: 0 }),
       auditor.audit(target("big-1"), FAR, { rank: 1 }),
@@ -60,7 +60,7 @@ describe("the in-process auditor", () => {
 
   it("runs one audit per place for concurrent asks, and runs it again after our own pipeline failed", async () => {
     const runner = controlledRunner();
-    const auditor = createInProcessAuditor(runner.run, { concurrency: 4 });
+    const auditor = createInProcessAuditor(runner.run, { concurrency: 4, confirmAfterMs: 5_000 });
     const first = auditor.audit(target("p"), FAR);
     const second = auditor.audit(target("p"), FAR, { rank: 3 });
     await flush();
@@ -75,5 +75,68 @@ describe("the in-process auditor", () => {
     runner.finish("p");
     expect(await again).toMatchObject({ place_id: "p", outcome: "ok" });
     expect(runner.started).toEqual(["p", "p"]);
+  });
+
+  it("answers with a down site's first attempt at once, and runs its second attempt later, unwaited", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const targets: AuditTarget[] = [];
+      const run = async (t: AuditTarget): Promise<SiteAudit> => {
+        targets.push(t);
+        const attempt = { at: new Date(targets.length * 1000).toISOString(), result: "http_503" };
+        return t.firstAttempt === undefined
+          ? { ...audit(t), outcome: "failed", failure: "http_503", evidence: { attempts: [attempt] } }
+          : {
+              ...audit(t),
+              outcome: "failed",
+              failure: "site_unreachable",
+              signals: { ...UNKNOWN_SIGNALS, site_unreachable: true },
+              evidence: { attempts: [t.firstAttempt, attempt] },
+            };
+      };
+      const auditor = createInProcessAuditor(run, { concurrency: 2, confirmAfterMs: 4_000 });
+      const first = await auditor.audit(target("down"), FAR);
+      expect(first).toMatchObject({ outcome: "failed", failure: "http_503" });
+      expect(targets).toHaveLength(1);
+
+      await vi.advanceTimersByTimeAsync(3_999);
+      expect(targets).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await flush();
+      expect(targets).toHaveLength(2);
+      expect(targets[1]).toEqual({
+        ...target("down"),
+        firstAttempt: { at: new Date(1000).toISOString(), result: "http_503" },
+      });
+      // A second attempt's own failure asks for no third.
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(targets).toHaveLength(2);
+      await auditor.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("drops second attempts not started yet when it closes", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let runs = 0;
+      const run = async (t: AuditTarget): Promise<SiteAudit> => {
+        runs += 1;
+        return {
+          ...audit(t),
+          outcome: "failed",
+          failure: "http_404",
+          evidence: { attempts: [{ at: "x", result: "http_404" }] },
+        };
+      };
+      const auditor = createInProcessAuditor(run, { concurrency: 1, confirmAfterMs: 1_000 });
+      await auditor.audit(target("gone"), FAR);
+      await auditor.close();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(runs).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

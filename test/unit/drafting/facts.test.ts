@@ -57,7 +57,124 @@ function input(overrides: {
   };
 }
 
+/** The page's own signals, unknown: a failed audit's. */
+const UNKNOWN_PAGE: Partial<AuditSignals> = {
+  no_mobile_viewport: null,
+  legacy_site_tech: null,
+  stale_copyright: null,
+  stale_content: null,
+  no_french_version: null,
+  not_mobile_friendly: null,
+  outdated_website: null,
+};
+
 const keys = (facts: { key: FactKey }[]): FactKey[] => facts.map((fact) => fact.key);
+
+describe('pitch facts (DESIGN "Pitch facts")', () => {
+  const down = (result: string) =>
+    audit(
+      { ...UNKNOWN_PAGE, site_unreachable: true },
+      {
+        attempts: [
+          { at: "2026-11-24T08:00:00.000Z", result },
+          { at: "2026-11-24T08:00:05.000Z", result },
+        ],
+      },
+      "failed",
+    );
+
+  it("lists them first, in the design's order: site_unreachable, parked_domain, social_profile_only, no_https", () => {
+    expect(FACT_KEYS_IN_ORDER.slice(0, 5)).toEqual([
+      "site_unreachable",
+      "parked_domain",
+      "social_profile_only",
+      "no_https",
+      "no_website",
+    ]);
+  });
+
+  it("a site down twice is a fact of a failed audit; its page facts are unknown; few reviews may follow", () => {
+    const facts = collectVerifiedFacts(input({ reviews: 2, audit: down("http_503") }));
+    expect(facts).toEqual([
+      { key: "site_unreachable", details: { problem: "server_error" } },
+      { key: "low_review_count", details: { review_count: 2 } },
+    ]);
+    expect(collectVerifiedFacts(input({ audit: down("no_such_domain") }))[0]?.details).toEqual({
+      problem: "no_such_domain",
+    });
+    expect(collectVerifiedFacts(input({ audit: down("http_410") }))[0]?.details).toEqual({
+      problem: "not_found",
+    });
+    // One failed attempt, the second still to come: nothing is known yet.
+    const once = audit({}, { attempts: [{ at: "2026-11-24T08:00:00.000Z", result: "http_503" }] }, "failed");
+    expect(collectVerifiedFacts(input({ audit: once }))).toEqual([]);
+  });
+
+  it("a parked domain says nothing about its page: the parking page's own flaws are not the business's", () => {
+    const parked = audit({
+      parked_domain: true,
+      no_mobile_viewport: true,
+      not_mobile_friendly: true,
+      no_https: true,
+    });
+    expect(keys(collectVerifiedFacts(input({ reviews: 4, audit: parked })))).toEqual([
+      "parked_domain",
+      "low_review_count",
+    ]);
+  });
+
+  it("a social profile is read from the URL, with or without an audit, and its platform named", () => {
+    expect(
+      collectVerifiedFacts(input({ website: "https://www.facebook.com/mapleleafplumbing", audit: null })),
+    ).toEqual([{ key: "social_profile_only", details: { platform: "Facebook" } }]);
+    expect(keys(collectVerifiedFacts(input({ website: "https://linktr.ee/mapleleaf", reviews: 1 })))).toEqual(
+      ["social_profile_only", "low_review_count"],
+    );
+  });
+
+  it("no_https leads the page facts, with the certificate problem when that is it", () => {
+    const insecure = audit(
+      {
+        no_https: true,
+        no_mobile_viewport: true,
+        not_mobile_friendly: true,
+        stale_copyright: true,
+        outdated_website: true,
+      },
+      { copyright_year: 2015, certificate_problem: "expired" },
+    );
+    expect(selectFacts(input({ reviews: 3, audit: insecure }))).toEqual([
+      { key: "no_https", details: { certificate_problem: "expired" } },
+      { key: "no_mobile_viewport", details: {} },
+    ]);
+    // An invalid certificate at the homepage: the page was not read, the fact stands alone.
+    const badCertificate = audit(
+      { ...UNKNOWN_PAGE, no_https: true },
+      { certificate_problem: "self_signed" },
+      "failed",
+    );
+    expect(selectFacts(input({ audit: badCertificate }))).toEqual([
+      { key: "no_https", details: { certificate_problem: "self_signed" } },
+    ]);
+  });
+
+  it("when several hold, the first two in the design's order", () => {
+    const everything = audit(
+      { site_unreachable: true, parked_domain: true, no_https: true },
+      {
+        attempts: [
+          { at: "a", result: "connection_refused" },
+          { at: "b", result: "connection_refused" },
+        ],
+      },
+      "failed",
+    );
+    expect(keys(selectFacts(input({ reviews: 0, audit: everything })))).toEqual([
+      "site_unreachable",
+      "low_review_count",
+    ]);
+  });
+});
 
 describe("selectFacts", () => {
   it("picks at most two facts, in DESIGN.md's order", () => {

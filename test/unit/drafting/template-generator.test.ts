@@ -26,6 +26,10 @@ const SENDER: Record<DraftLocale, DraftSender> = {
 const UNSET_SENDER: DraftSender = { name: null, company: null, offer: null, postalAddress: null };
 
 const FACT_EXAMPLES: Record<FactKey, VerifiedFact> = {
+  site_unreachable: { key: "site_unreachable", details: { problem: "server_error" } },
+  parked_domain: { key: "parked_domain", details: {} },
+  social_profile_only: { key: "social_profile_only", details: { platform: "Facebook" } },
+  no_https: { key: "no_https", details: {} },
   no_website: { key: "no_website", details: {} },
   no_mobile_viewport: { key: "no_mobile_viewport", details: {} },
   stale_copyright: { key: "stale_copyright", details: { copyright_year: 2016 } },
@@ -46,6 +50,22 @@ interface GoldenCase {
 const GOLDEN_CASES: GoldenCase[] = [
   ...Object.values(FACT_EXAMPLES).map((fact) => ({ file: fact.key, facts: [fact] })),
   { file: "two-facts", facts: [FACT_EXAMPLES.no_mobile_viewport, FACT_EXAMPLES.stale_copyright] },
+  // Each way a site can be down, and each certificate problem, words its own sentence.
+  ...(["no_such_domain", "connection_refused", "not_found"] as const).map((problem) => ({
+    file: `site_unreachable-${problem}`,
+    facts: [{ key: "site_unreachable" as const, details: { problem } }],
+  })),
+  ...(["expired", "wrong_host", "self_signed"] as const).map((problem) => ({
+    file: `no_https-${problem}`,
+    facts: [{ key: "no_https" as const, details: { certificate_problem: problem } }],
+  })),
+  {
+    file: "social_profile_only-linktree",
+    facts: [{ key: "social_profile_only", details: { platform: "Linktree" } }],
+  },
+  // A pitch fact leads, an older one follows (the order itself: facts.test.ts).
+  { file: "pitch-two-facts", facts: [FACT_EXAMPLES.no_https, FACT_EXAMPLES.stale_copyright] },
+  { file: "pitch-down-few-reviews", facts: [FACT_EXAMPLES.site_unreachable, FACT_EXAMPLES.low_review_count] },
   // Unset sender, and a place with no known city.
   {
     file: "unset-sender",
@@ -111,10 +131,10 @@ describe("template drafter: golden emails", () => {
     }
   }
 
-  it("covers each of the spec's eight facts in both languages", () => {
-    const singleFactFiles = GOLDEN_CASES.filter((goldenCase) => goldenCase.facts.length === 1).map(
-      (c) => c.file,
-    );
+  it("covers each fact in both languages", () => {
+    const singleFactFiles = GOLDEN_CASES.filter(
+      (goldenCase) => goldenCase.facts.length === 1 && !goldenCase.file.includes("-"),
+    ).map((c) => c.file);
     expect(singleFactFiles.sort()).toEqual(Object.keys(FACT_EXAMPLES).sort());
   });
 });
@@ -122,6 +142,12 @@ describe("template drafter: golden emails", () => {
 describe("template drafter", () => {
   it("names the generator", () => {
     expect(createTemplateGenerator().name).toBe("template");
+  });
+
+  it("puts a pitch fact first whatever order the facts come in", () => {
+    const draft = renderTemplateDraft(request("en", [FACT_EXAMPLES.stale_copyright, FACT_EXAMPLES.no_https]));
+    expect(draft.facts_used).toEqual(["no_https", "stale_copyright"]);
+    expect(draft.subject).toBe('Maple Leaf Plumbing\'s website shows as "Not secure"');
   });
 
   it("is deterministic and does not depend on the order facts are given in", () => {
@@ -147,6 +173,10 @@ describe("template drafter", () => {
   it("states only the facts it lists", () => {
     // Words that only the sentence of one fact uses: another fact's email must not contain them.
     const telltales: Record<FactKey, RegExp> = {
+      site_unreachable: /tried to open it/,
+      parked_domain: /parking page/,
+      social_profile_only: /Facebook/,
+      no_https: /HTTPS|certificate/,
       no_website: /couldn't find a website/,
       no_mobile_viewport: /viewport tag/,
       stale_copyright: /copyright/i,

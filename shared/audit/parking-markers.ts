@@ -1,0 +1,131 @@
+/**
+ * What a parked or for-sale domain's homepage shows, written as data (DESIGN "Pitch facts",
+ * `parked_domain`): the hosts of the main parking and domain-sale services, whose scripts, frames
+ * or forms a parking page loads, and the wordings of "this domain is for sale" in English and
+ * French. The rule that reads them is `findParking` below.
+ */
+
+/**
+ * Parking and domain-marketplace services, by registrable domain (subdomains included), or host
+ * and path prefix where the service shares its host with other content.
+ */
+export const PARKING_SERVICE_MARKERS: readonly string[] = [
+  "sedoparking.com",
+  "sedo.com",
+  "parkingcrew.net",
+  "bodis.com",
+  "above.com",
+  "parklogic.com",
+  "dan.com",
+  "afternic.com",
+  "hugedomains.com",
+  "undeveloped.com",
+  "domainmarket.com",
+  "buydomains.com",
+  "atom.com",
+  "efty.com",
+  "brandbucket.com",
+  "domainnamesales.com",
+  "parkingpage.namecheap.com",
+  "img1.wsimg.com/parking-lander",
+  "parking.godaddy.com",
+  "domainparking.ovh.net",
+];
+
+/** A domain name written in the text ("bakery-lyon.com"). */
+const NAMED_DOMAIN = String.raw`(?:[\p{L}\p{N}-]+\.)+\p{L}{2,}`;
+
+/**
+ * "This domain is for sale", its variants and its French forms; matched on collapsed text,
+ * case-insensitively. Each is a statement a page makes about its own domain, not a topic it
+ * discusses: where it may be read is up to `findParking`.
+ */
+export const FOR_SALE_WORDINGS: readonly RegExp[] = [
+  // English
+  new RegExp(
+    String.raw`\b(?:this|the) domain(?: name)?(?: ${NAMED_DOMAIN})? (?:is|may be|might be|could be) (?:for sale|available for (?:sale|purchase))\b`,
+    "iu",
+  ),
+  new RegExp(String.raw`\b${NAMED_DOMAIN} (?:is|may be) for sale\b`, "iu"),
+  /\bbuy this domain\b/i,
+  /\b(?:make an offer|inquire|enquire) (?:on|about|for) this domain\b/i,
+  /\bthis domain (?:name )?(?:was|has been|is) (?:recently )?registered (?:at|with|by|via|through)\b/i,
+  /\b(?:this|the) (?:domain|web ?page|website) (?:name )?is parked\b/i,
+  /\bparked (?:free,? )?(?:courtesy of|by)\b/i,
+  // French
+  new RegExp(
+    String.raw`\b(?:ce|le) (?:nom de )?domaine(?: ${NAMED_DOMAIN})? (?:est|pourrait être|peut être) (?:à|a) vendre\b`,
+    "iu",
+  ),
+  new RegExp(
+    String.raw`\b(?:ce|le) (?:nom de )?domaine(?: ${NAMED_DOMAIN})? est (?:en vente|disponible à la vente)`,
+    "iu",
+  ),
+  new RegExp(String.raw`\b${NAMED_DOMAIN} est (?:à vendre|en vente)`, "iu"),
+  /\bnom de domaine (?:à|a) vendre\b/iu,
+  /\bacheter ce (?:nom de )?domaine\b/iu,
+  /\bfaire une offre (?:sur|pour) ce (?:nom de )?domaine\b/iu,
+  /\bce (?:nom de )?domaine (?:a été|est) (?:réservé|enregistré|parqué)(?: (?:chez|par|via|auprès de)\b)?/iu,
+];
+
+/** Below this many visible characters a page is a notice, not a site: its whole text is read. */
+export const NOTICE_PAGE_MAX_TEXT_CHARS = 1_500;
+
+export interface ParkingInput {
+  /** URLs the page loads or sends visitors to: script, iframe and frame sources, form actions, meta refresh. */
+  structuralUrls: readonly string[];
+  /** The `<title>` and the `<h1>`/`<h2>` headings' texts. */
+  headlines: readonly string[];
+  /** The visible text, line by line, and its length. */
+  textLines: readonly string[];
+  textLength: number;
+}
+
+/**
+ * The evidence that the page is a parking or for-sale page, or null. A parking service's script,
+ * frame or form is enough; a for-sale wording counts in the title or a top heading, or anywhere
+ * on a page with little text. A site that merely mentions a domain sale in its copy is not parked.
+ */
+export function findParking(input: ParkingInput): string | null {
+  for (const url of input.structuralUrls) {
+    const marker = parkingServiceIn(url);
+    if (marker !== null) return `parking service ${marker}`;
+  }
+  for (const headline of input.headlines) {
+    const wording = forSaleWordingIn(headline);
+    if (wording !== null) return `headline: ${wording}`;
+  }
+  if (input.textLength <= NOTICE_PAGE_MAX_TEXT_CHARS) {
+    for (const line of input.textLines) {
+      const wording = forSaleWordingIn(line);
+      if (wording !== null) return `text: ${wording}`;
+    }
+  }
+  return null;
+}
+
+function parkingServiceIn(url: string): string | null {
+  const text = url.trim().toLowerCase();
+  const hostStart = text.startsWith("//") ? 2 : text.indexOf("://") + 3;
+  if (hostStart < 2) return null; // a relative URL stays on the page's own host
+  const rest = text.slice(hostStart);
+  const host = rest.split(/[/?#:]/, 1)[0] ?? "";
+  const path = rest.slice(host.length).split(/[?#]/, 1)[0] ?? "";
+  for (const marker of PARKING_SERVICE_MARKERS) {
+    const slash = marker.indexOf("/");
+    const markerHost = slash === -1 ? marker : marker.slice(0, slash);
+    const markerPath = slash === -1 ? "" : marker.slice(slash);
+    const hostMatches = host === markerHost || host.endsWith(`.${markerHost}`);
+    if (hostMatches && path.startsWith(markerPath)) return marker;
+  }
+  return null;
+}
+
+function forSaleWordingIn(text: string): string | null {
+  const collapsed = text.replace(/\s+/g, " ").replace(/[’‘]/g, "'");
+  for (const wording of FOR_SALE_WORDINGS) {
+    const match = wording.exec(collapsed);
+    if (match !== null) return match[0];
+  }
+  return null;
+}
