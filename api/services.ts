@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { createPasswordCheckLimiter, type PasswordCheckLimiter } from "../shared/accounts/password-limiter.ts";
 import { createAuditStack } from "../shared/audit/audit-stack.ts";
 import type { SiteAuditor } from "../shared/audit/auditor.ts";
 import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
@@ -21,16 +22,17 @@ import {
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import type { OperationServices } from "../shared/operations/operation.ts";
+import { createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
 import {
   type AddressLimiter,
   createAddressLimiter,
+  createLimiter,
   createRateLimiter,
-  createSignInLimiter,
+  type Limiter,
   type RateLimiter,
-  type SignInLimiter,
 } from "../shared/rate-limits.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
 
@@ -50,7 +52,12 @@ export interface Services extends OperationServices {
   costGuard: CostGuard;
   /** The scheduled OAuth clean-up, run once now (it also runs every 10 minutes). */
   runOAuthCleanup(): Promise<OAuthCleanupResult>;
-  signInLimiter: SignInLimiter;
+  /** Every password check (sign-in, password change): failures per account-and-address and per address. */
+  passwordLimiter: PasswordCheckLimiter;
+  /** Per client address, per hour: sign-ups and reset requests (each sends a mail). */
+  accountMailLimiter: Limiter<"account_mail">;
+  /** Account mail through SMTP_URL; undefined without it (links are then shown to their maker). */
+  mailer: Mailer | undefined;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
@@ -139,7 +146,12 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
-  const signInLimiter = createSignInLimiter(config.signInLimits, limiterStore);
+  const passwordLimiter = createPasswordCheckLimiter(config.passwordFailureLimits, limiterStore);
+  const accountMailLimiter = createLimiter<"account_mail">(
+    { account_mail: { points: config.accountMailPerAddressPerHour, windowSeconds: 3600 } },
+    limiterStore,
+  );
+  const mailer = config.mail ? createSmtpMailer({ ...config.mail, logger }) : undefined;
 
   const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
@@ -169,8 +181,11 @@ export async function createServices(
     addressLimiter,
     costGuard,
     runOAuthCleanup,
-    signInLimiter,
+    passwordLimiter,
+    accountMailLimiter,
+    mailer,
     async close() {
+      mailer?.close();
       clearInterval(flushTimer);
       clearInterval(cleanupTimer);
       await keyUsage

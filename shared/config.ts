@@ -99,8 +99,12 @@ const configSchema = z.object({
   COST_DRAFT_ATTEMPTS_PER_HOUR: positiveInt(600),
   COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL: positiveInt(30),
   OAUTH_UNUSED_CLIENT_TTL_SECONDS: positiveInt(24 * 3600),
-  SIGN_IN_ATTEMPTS_PER_ACCOUNT: positiveInt(10),
-  SIGN_IN_ATTEMPTS_PER_ADDRESS: positiveInt(50),
+  PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS: positiveInt(10),
+  PASSWORD_FAILURES_PER_ADDRESS: positiveInt(50),
+  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  MAIL_FROM: optionalString,
+  SIGNUP: z.enum(["invite", "open"]).default("invite"),
+  ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: positiveInt(10),
   KEY_USAGE_FLUSH_MS: positiveInt(10_000),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
@@ -176,8 +180,20 @@ export interface Config {
   addressLimits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number };
   /** Per-workspace hourly limits on work the spec does not charge (see shared/cost-guard.ts). */
   costLimits: CostLimits;
-  /** Console sign-in attempts per 15 minutes, per account and per client address. */
-  signInLimits: { perAccount: number; perAddress: number; windowSeconds: number };
+  /**
+   * Wrong passwords per 15 minutes, counted for every password check (sign-in, password change):
+   * per account and client address together, and per client address. Successes never count.
+   */
+  passwordFailureLimits: { perAccountAddress: number; perAddress: number; windowSeconds: number };
+  /**
+   * Account mail (invites, reset links, sign-up confirmations) through SMTP; unset: no mail, and
+   * invite and reset links are shown to whoever made them.
+   */
+  mail: { smtpUrl: string; from: string } | undefined;
+  /** `open`: anyone may sign up at /app/sign-up (needs mail); `invite`: accounts come from invites. */
+  signUp: "invite" | "open";
+  /** Sign-ups and reset requests per client address per hour (each sends a mail). */
+  accountMailPerAddressPerHour: number;
   /** How often API keys' last use is written (usage is kept in memory in between). */
   keyUsageFlushMs: number;
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
@@ -204,6 +220,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     : e.GOOGLE_PLACES_API_KEY
       ? { kind: "google", apiKey: e.GOOGLE_PLACES_API_KEY, baseUrl: e.GOOGLE_PLACES_BASE_URL }
       : { kind: "none" };
+  // Renamed when they started counting failures only, per account-and-address: a value set under
+  // the old name would otherwise be ignored without a word.
+  for (const [old, replacement] of [
+    ["SIGN_IN_ATTEMPTS_PER_ACCOUNT", "PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS"],
+    ["SIGN_IN_ATTEMPTS_PER_ADDRESS", "PASSWORD_FAILURES_PER_ADDRESS"],
+  ] as const) {
+    if (env[old] !== undefined) {
+      throw new ConfigError(`Invalid configuration:\n  ${old}: renamed ${replacement} (wrong passwords only)`);
+    }
+  }
+  if (e.SMTP_URL && !e.MAIL_FROM) {
+    throw new ConfigError("Invalid configuration:\n  MAIL_FROM: required when SMTP_URL is set");
+  }
+  // Self-serve sign-up is confirmed by a mailed link: without mail anyone could claim any address.
+  if (e.SIGNUP === "open" && !e.SMTP_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  SMTP_URL: required when SIGNUP=open (sign-ups are confirmed by mail)",
+    );
+  }
   if ((e.OPENAI_API_KEY || e.OPENAI_BASE_URL) && !e.OPENAI_MODEL) {
     throw new ConfigError(
       "Invalid configuration:\n  OPENAI_MODEL: required when OPENAI_API_KEY or OPENAI_BASE_URL is set",
@@ -274,11 +309,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL,
       },
     },
-    signInLimits: {
-      perAccount: e.SIGN_IN_ATTEMPTS_PER_ACCOUNT,
-      perAddress: e.SIGN_IN_ATTEMPTS_PER_ADDRESS,
+    passwordFailureLimits: {
+      perAccountAddress: e.PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS,
+      perAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
       windowSeconds: 15 * 60,
     },
+    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM } : undefined,
+    signUp: e.SIGNUP,
+    accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     oauth: {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

@@ -29,6 +29,8 @@ export interface Limiter<Bucket extends string> {
   consume(bucket: Bucket, key: string): Promise<RateLimitDecision>;
   /** Points left in the current window, without spending any. */
   remaining(bucket: Bucket, key: string): Promise<number>;
+  /** Gives back one point spent in the current window (an attempt that turned out not to count). */
+  refund(bucket: Bucket, key: string): Promise<void>;
 }
 
 export interface LimiterStore {
@@ -70,6 +72,13 @@ export function createLimiter<Bucket extends string>(
         throw new RateLimitStoreError("rate-limit store unavailable", { cause: error });
       }
       return Math.max(0, limits[bucket].points - (state?.consumedPoints ?? 0));
+    },
+    async refund(bucket, key) {
+      try {
+        await limiterOf(bucket).reward(key, 1);
+      } catch (error) {
+        throw new RateLimitStoreError("rate-limit store unavailable", { cause: error });
+      }
     },
     async consume(bucket, key) {
       const limiter = limiterOf(bucket);
@@ -189,41 +198,3 @@ export const addressLimited = (limit: number) =>
     `Rate limit of ${limit} requests per minute from this address reached. Retry after 60 seconds.`,
     { headers: { "Retry-After": RETRY_AFTER_SECONDS } },
   );
-
-/** Console sign-in attempts allowed per window, per account (the email typed) and per client address. */
-export interface SignInLimits {
-  perAccount: number;
-  perAddress: number;
-  windowSeconds: number;
-}
-
-export interface SignInLimiter {
-  readonly limits: SignInLimits;
-  /** Counts one attempt against both; not allowed when either is spent (the password is not checked then). */
-  consume(email: string, address: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-}
-
-/** Throttles password guessing on the console, in the same store as the other limits. */
-export function createSignInLimiter(limits: SignInLimits, store: LimiterStore): SignInLimiter {
-  const limiter = createLimiter<"signin_account" | "signin_address">(
-    {
-      signin_account: { points: limits.perAccount, windowSeconds: limits.windowSeconds },
-      signin_address: { points: limits.perAddress, windowSeconds: limits.windowSeconds },
-    },
-    store,
-  );
-  return {
-    limits,
-    async consume(email, address) {
-      const decisions = await Promise.all([
-        limiter.consume("signin_address", address),
-        limiter.consume("signin_account", email.trim().toLowerCase()),
-      ]);
-      const refused = decisions.filter((decision) => !decision.allowed);
-      return {
-        allowed: refused.length === 0,
-        retryAfterSeconds: Math.max(0, ...refused.map((decision) => decision.resetSeconds)),
-      };
-    },
-  };
-}

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../../shared/html-escape.ts";
+
 /**
  * A tiny escaping template: every interpolated value is HTML-escaped unless it is already
  * `SafeHtml` (the result of another `html` template), so a page cannot forget to escape.
@@ -13,15 +15,6 @@ export class SafeHtml {
 }
 
 type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[];
-
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
 
 function render(value: Interpolation): string {
   if (value === null || value === undefined || value === false) return "";

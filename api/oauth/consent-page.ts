@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { escapeHtml } from "../console/html.ts";
+import { escapeHtml } from "../../shared/html-escape.ts";
 
 /**
  * The server-rendered pages of the authorization endpoint. No script at all; the one style sheet

@@ -1,6 +1,8 @@
 import type { Db } from "../db/database.ts";
 import type { Account, Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { revokeAllConnectedApps } from "../oauth/grants.ts";
+import type { PasswordCheckLimiter } from "./password-limiter.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { endOtherSessions } from "./sessions.ts";
 
@@ -21,24 +23,76 @@ export async function checkCredentials(db: Db, email: string, password: string):
   return account && matches ? account : null;
 }
 
-/** A new password ends every other session of the account (a stolen session dies with the old password). */
-export async function changePassword(
+/** Too many wrong passwords from this address (for this account, or for any): the password was not checked. */
+export const tooManyAttempts = (retryAfterSeconds: number) =>
+  new ApiError("rate_limited", "too_many_attempts", {
+    headers: { "Retry-After": String(retryAfterSeconds) },
+  });
+
+/**
+ * Sign-in through the one password limiter: the account, or `wrong_credentials` (401 in the
+ * console), or 429 `too_many_attempts` with Retry-After.
+ */
+export async function signIn(
+  deps: { db: Db; passwordLimiter: PasswordCheckLimiter },
+  input: { email: string; password: string; address: string },
+): Promise<Account> {
+  const checked = await deps.passwordLimiter.check(input.email, input.address, () =>
+    checkCredentials(deps.db, input.email, input.password),
+  );
+  if (checked.outcome === "limited") throw tooManyAttempts(checked.retryAfterSeconds);
+  if (checked.outcome === "failed") throw new ApiError("invalid_request", "wrong_credentials");
+  return checked.value;
+}
+
+/**
+ * Sets a new password and ends what the old one opened: every session but `keepSessionToken`
+ * (all of them without it) and every OAuth grant the account approved, so a stolen session or a
+ * connected app dies with the old password. Outstanding reset links stop working too.
+ */
+export async function setPassword(
   db: Db,
   accountId: string,
-  input: { current: string; next: string; keepSessionToken: string },
+  password: string,
+  options: { keepSessionToken?: string; now?: Date } = {},
 ): Promise<void> {
-  const account = await db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirst();
-  if (!account || !(await verifyPassword(input.current, account.password_hash))) {
-    throw new ApiError("invalid_request", "wrong_password");
-  }
+  const problem = passwordProblem(password);
+  if (problem) throw new ApiError("invalid_request", problem);
+  const now = options.now ?? new Date();
+  const hash = await hashPassword(password);
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("accounts")
+      .set({ password_hash: hash, password_changed_at: now })
+      .where("id", "=", accountId)
+      .execute();
+    await trx
+      .updateTable("password_resets")
+      .set({ used_at: now })
+      .where("account_id", "=", accountId)
+      .where("used_at", "is", null)
+      .execute();
+    await endOtherSessions(trx, accountId, options.keepSessionToken);
+    await revokeAllConnectedApps(trx, accountId, now);
+  });
+}
+
+/** A password change from the account page: the current password is checked through the one limiter. */
+export async function changePassword(
+  deps: { db: Db; passwordLimiter: PasswordCheckLimiter },
+  input: { accountId: string; address: string; current: string; next: string; keepSessionToken: string },
+): Promise<void> {
+  const { db } = deps;
   const problem = passwordProblem(input.next);
   if (problem) throw new ApiError("invalid_request", problem);
-  await db
-    .updateTable("accounts")
-    .set({ password_hash: await hashPassword(input.next), password_changed_at: new Date() })
-    .where("id", "=", accountId)
-    .execute();
-  await endOtherSessions(db, accountId, input.keepSessionToken);
+  const account = await db.selectFrom("accounts").selectAll().where("id", "=", input.accountId).executeTakeFirst();
+  if (!account) throw new ApiError("not_found", "No such account.");
+  const checked = await deps.passwordLimiter.check(account.email, input.address, async () =>
+    (await verifyPassword(input.current, account.password_hash)) ? account : null,
+  );
+  if (checked.outcome === "limited") throw tooManyAttempts(checked.retryAfterSeconds);
+  if (checked.outcome === "failed") throw new ApiError("invalid_request", "wrong_password");
+  await setPassword(db, input.accountId, input.next, { keepSessionToken: input.keepSessionToken });
 }
 
 export async function updateAccountProfile(

@@ -4,7 +4,7 @@ import { newSecret } from "../oauth/secrets.ts";
 import { hashSecret } from "../workspaces/api-keys.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail, normalizeEmail } from "./accounts.ts";
-import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
+import { hashPassword, passwordProblem } from "./passwords.ts";
 
 /** An invite link works once, for a week. */
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -58,11 +58,9 @@ export interface OpenInvite {
   workspace_name: string;
   email: string;
   name: string | null;
-  /** The invited email already has an account: joining asks for its password. */
-  account_exists: boolean;
 }
 
-/** The invite behind a link, or null when it is unknown, used or expired. */
+/** The invite behind a link, or null when it is unknown, used, cancelled or expired. */
 export async function findOpenInvite(
   db: Db,
   token: string,
@@ -81,20 +79,26 @@ export async function findOpenInvite(
     ])
     .where("invites.token_hash", "=", hashSecret(token))
     .where("invites.used_at", "is", null)
+    .where("invites.cancelled_at", "is", null)
     .where("invites.expires_at", ">", now)
     .executeTakeFirst();
-  if (!invite) return null;
-  return { ...invite, account_exists: (await findAccountByEmail(db, invite.email)) !== undefined };
+  return invite ?? null;
 }
 
+/**
+ * How the person accepts: a new account made from the link (name and password chosen), or the
+ * account they are signed in to, whose address must be the invited one. The link never checks a
+ * password: an address that has an account joins by signing in through the sign-in form.
+ */
 export type InviteAnswer =
   | { kind: "new_account"; name: string; password: string }
-  | { kind: "existing_account"; password: string };
+  | { kind: "signed_in"; accountId: string };
 
 /**
- * Uses the invite once: creates the account (or checks the existing account's password), and
- * makes the person a member of the workspace. A member the operator added with the same email
- * becomes this person's membership, keeping the keys it created.
+ * Uses the invite once and makes the person a member of the workspace. A member the operator
+ * added with the same email becomes this person's membership, keeping the keys it created.
+ * Errors: `invite_invalid` (404), `account_exists` (a new account asked for an address that has
+ * one: sign in instead), `wrong_account` (signed in as another address).
  */
 export async function acceptInvite(
   db: Db,
@@ -116,19 +120,16 @@ export async function acceptInvite(
           .forUpdate()
           .executeTakeFirst()
       : undefined;
-    if (!invite || invite.used_at !== null || invite.expires_at <= now) {
+    if (!invite || invite.used_at !== null || invite.cancelled_at !== null || invite.expires_at <= now) {
       throw new ApiError("not_found", "invite_invalid");
     }
     let account = await findAccountByEmail(trx, invite.email);
-    if (account) {
-      if (
-        answer.kind !== "existing_account" ||
-        !(await verifyPassword(answer.password, account.password_hash))
-      ) {
-        throw new ApiError("invalid_request", "wrong_password");
-      }
+    if (answer.kind === "signed_in") {
+      if (!account || account.id !== answer.accountId) throw new ApiError("invalid_request", "wrong_account");
+    } else if (account) {
+      throw new ApiError("invalid_request", "account_exists");
     } else {
-      if (answer.kind !== "new_account" || !newHash) throw new ApiError("invalid_request", "name_required");
+      if (!newHash) throw new Error("a new account without its password hash");
       account = await trx
         .insertInto("accounts")
         .values({ email: invite.email, name: answer.name, password_hash: newHash })
@@ -179,4 +180,58 @@ export async function acceptInvite(
       .execute();
     return { accountId, workspaceId: invite.workspace_id, memberId };
   });
+}
+
+export interface PendingInvite {
+  id: string;
+  email: string;
+  invited_by_name: string | null;
+  invited_by_email: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** Invites of the workspace whose link still works, newest first (members see and cancel them). */
+export async function listPendingInvites(
+  db: Db,
+  workspaceId: string,
+  now: Date = new Date(),
+): Promise<PendingInvite[]> {
+  return db
+    .selectFrom("invites")
+    .leftJoin("members", "members.id", "invites.invited_by")
+    .leftJoin("accounts", "accounts.id", "members.account_id")
+    .select([
+      "invites.id",
+      "invites.email",
+      (eb) => eb.fn.coalesce("accounts.name", "members.name").as("invited_by_name"),
+      "members.email as invited_by_email",
+      "invites.created_at",
+      "invites.expires_at",
+    ])
+    .where("invites.workspace_id", "=", workspaceId)
+    .where("invites.used_at", "is", null)
+    .where("invites.cancelled_at", "is", null)
+    .where("invites.expires_at", ">", now)
+    .orderBy("invites.created_at", "desc")
+    .orderBy("invites.id")
+    .execute();
+}
+
+/** The link stops working at once; false when it was not a pending invite of this workspace. */
+export async function cancelInvite(
+  db: Db,
+  workspaceId: string,
+  inviteId: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable("invites")
+    .set({ cancelled_at: now })
+    .where("id", "=", inviteId)
+    .where("workspace_id", "=", workspaceId)
+    .where("used_at", "is", null)
+    .where("cancelled_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -50,13 +50,11 @@ export async function endSession(db: Db, token: string): Promise<void> {
   await db.deleteFrom("sessions").where("token_hash", "=", hashSecret(token)).execute();
 }
 
-/** Every session of the account except the one given (after a password change). */
-export async function endOtherSessions(db: Db, accountId: string, keepToken: string): Promise<void> {
-  await db
-    .deleteFrom("sessions")
-    .where("account_id", "=", accountId)
-    .where("token_hash", "<>", hashSecret(keepToken))
-    .execute();
+/** Every session of the account except the one given, or all of them (after a password change or a reset). */
+export async function endOtherSessions(db: Db, accountId: string, keepToken?: string): Promise<void> {
+  let query = db.deleteFrom("sessions").where("account_id", "=", accountId);
+  if (keepToken !== undefined) query = query.where("token_hash", "<>", hashSecret(keepToken));
+  await query.execute();
 }
 
 export async function deleteExpiredSessions(db: Db, now: Date = new Date()): Promise<void> {

@@ -72,6 +72,34 @@ export interface InvitesTable {
   expires_at: Timestamp;
   used_at: NullableTimestamp;
   member_id: string | null;
+  /** Set when a member cancels it: the link stops working at once. */
+  cancelled_at: NullableTimestamp;
+}
+
+/** A single-use password reset link (1 hour), mailed or printed for the operator. */
+export interface PasswordResetsTable {
+  id: Generated<string>;
+  account_id: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** A self-serve sign-up waiting for its mailed link: nothing else exists until it is confirmed. */
+export interface SignUpsTable {
+  id: Generated<string>;
+  email: string;
+  name: string;
+  agency_name: string;
+  /** scrypt, as accounts keep it; it becomes the account's password on confirmation. */
+  password_hash: string;
+  language: Language;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  confirmed_at: NullableTimestamp;
+  account_id: string | null;
 }
 
 /** A signed-in browser: the cookie's opaque token, stored as a hash. */
@@ -234,6 +262,8 @@ export interface Database {
   members: MembersTable;
   accounts: AccountsTable;
   invites: InvitesTable;
+  password_resets: PasswordResetsTable;
+  sign_ups: SignUpsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   places: PlacesTable;

@@ -1,0 +1,145 @@
+import { isValid as acceptedByDisposableList } from "mailchecker";
+import type { Db } from "../db/database.ts";
+import type { Language } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+import { newSecret } from "../oauth/secrets.ts";
+import { hashSecret } from "../workspaces/api-keys.ts";
+import { createWorkspace } from "../workspaces/workspaces.ts";
+import { findAccountByEmail } from "./accounts.ts";
+import { hashPassword, passwordProblem } from "./passwords.ts";
+
+/** A sign-up's mailed link works once, for a day. */
+export const SIGN_UP_TTL_MS = 24 * 3600 * 1000;
+
+const SIGN_UP_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SignUpRequest {
+  email: string;
+  name: string;
+  agencyName: string;
+  password: string;
+  language: Language;
+}
+
+/**
+ * What to mail after a sign-up form: the confirmation link, or, for an address that already has
+ * an account, a note saying so (the page answers the same either way, so the form tells nobody
+ * which addresses have accounts).
+ */
+export type SignUpRequested =
+  | { kind: "pending"; token: string; expires_at: Date }
+  | { kind: "account_exists"; language: Language };
+
+/**
+ * Whether an address of a throwaway-mail provider (or one the maintained list does not accept):
+ * `mailchecker` is a maintained list of such domains, subdomains included.
+ */
+export const isDisposableAddress = (email: string): boolean => !acceptedByDisposableList(email);
+
+/**
+ * Records a sign-up until its link is opened: no account and no workspace exist before. Refuses
+ * throwaway addresses (`disposable_address`) and passwords the rule refuses.
+ */
+export async function requestSignUp(
+  db: Db,
+  input: SignUpRequest,
+  now: Date = new Date(),
+): Promise<SignUpRequested> {
+  const email = input.email.trim();
+  if (isDisposableAddress(email)) throw new ApiError("invalid_request", "disposable_address");
+  const problem = passwordProblem(input.password);
+  if (problem) throw new ApiError("invalid_request", problem);
+  const account = await findAccountByEmail(db, email);
+  if (account) return { kind: "account_exists", language: account.language };
+  const token = newSecret();
+  const expiresAt = new Date(now.getTime() + SIGN_UP_TTL_MS);
+  // Old requests are cleared as new ones arrive; the index on expires_at keeps this cheap.
+  await db
+    .deleteFrom("sign_ups")
+    .where("expires_at", "<", new Date(now.getTime() - SIGN_UP_TTL_MS))
+    .where("confirmed_at", "is", null)
+    .execute();
+  await db
+    .insertInto("sign_ups")
+    .values({
+      email,
+      name: input.name,
+      agency_name: input.agencyName,
+      password_hash: await hashPassword(input.password),
+      language: input.language,
+      token_hash: hashSecret(token),
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .execute();
+  return { kind: "pending", token, expires_at: expiresAt };
+}
+
+export interface OpenSignUp {
+  email: string;
+  name: string;
+  agency_name: string;
+  language: Language;
+}
+
+/** The sign-up behind a link, or null when it is unknown, confirmed or expired. */
+export async function findOpenSignUp(db: Db, token: string, now: Date = new Date()): Promise<OpenSignUp | null> {
+  if (!SIGN_UP_TOKEN_PATTERN.test(token)) return null;
+  const row = await db
+    .selectFrom("sign_ups")
+    .select(["email", "name", "agency_name", "language"])
+    .where("token_hash", "=", hashSecret(token))
+    .where("confirmed_at", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Opens a sign-up's link, once: the account (with the password chosen at sign-up), its
+ * workspace (10 free credits, free trial) and its membership, in one transaction. Throws 404
+ * `sign_up_invalid` for a link that is unknown, used or expired, and `account_exists` when the
+ * address got an account meanwhile (through an invite or another sign-up).
+ */
+export async function confirmSignUp(
+  db: Db,
+  token: string,
+  now: Date = new Date(),
+): Promise<{ accountId: string; workspaceId: string }> {
+  if (!SIGN_UP_TOKEN_PATTERN.test(token)) throw new ApiError("not_found", "sign_up_invalid");
+  return db.transaction().execute(async (trx) => {
+    const signUp = await trx
+      .selectFrom("sign_ups")
+      .selectAll()
+      .where("token_hash", "=", hashSecret(token))
+      .forUpdate()
+      .executeTakeFirst();
+    if (!signUp || signUp.confirmed_at !== null || signUp.expires_at <= now) {
+      throw new ApiError("not_found", "sign_up_invalid");
+    }
+    if (await findAccountByEmail(trx, signUp.email)) throw new ApiError("invalid_request", "account_exists");
+    const account = await trx
+      .insertInto("accounts")
+      .values({
+        email: signUp.email,
+        name: signUp.name,
+        password_hash: signUp.password_hash,
+        language: signUp.language,
+        created_at: now,
+        password_changed_at: now,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const workspace = await createWorkspace(trx, { name: signUp.agency_name, language: signUp.language });
+    await trx
+      .insertInto("members")
+      .values({ workspace_id: workspace.id, email: signUp.email, name: signUp.name, account_id: account.id })
+      .execute();
+    await trx
+      .updateTable("sign_ups")
+      .set({ confirmed_at: now, account_id: account.id })
+      .where("id", "=", signUp.id)
+      .execute();
+    return { accountId: account.id, workspaceId: workspace.id };
+  });
+}

@@ -1,0 +1,53 @@
+import { createTransport } from "nodemailer";
+import type { Logger } from "pino";
+
+/** One account mail, already written in its reader's language. */
+export interface AccountMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The mail could not be handed to the SMTP server: the person is told, nothing is lost silently. */
+export class MailNotSentError extends Error {
+  override name = "MailNotSentError";
+}
+
+/** Sends account mail; built only when SMTP_URL is set (no mailer: links are shown to their maker). */
+export interface Mailer {
+  send(mail: AccountMail): Promise<void>;
+  close(): void;
+}
+
+/** Nodemailer over `SMTP_URL` (`smtp://` with STARTTLS when offered, or `smtps://`). */
+export function createSmtpMailer(options: { smtpUrl: string; from: string; logger: Logger }): Mailer {
+  const transport = createTransport(
+    {
+      url: options.smtpUrl,
+      // A stuck server must not hold a sign-up or a reset for minutes: the person is told instead.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    },
+    { from: options.from },
+  );
+  return {
+    async send(mail) {
+      try {
+        const info = await transport.sendMail({
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+        });
+        options.logger.info({ message_id: info.messageId }, "account mail sent");
+      } catch (error) {
+        // The address is personal data and the link a secret: neither goes to the log.
+        options.logger.error({ err: error }, "account mail not sent");
+        throw new MailNotSentError("the SMTP server did not accept the mail", { cause: error });
+      }
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,65 @@
+import type { Db } from "../db/database.ts";
+
+/** An assistant app a person connected: one live grant they approved, in one of their workspaces. */
+export interface ConnectedApp {
+  grant_id: string;
+  client_name: string;
+  workspace_id: string;
+  workspace_name: string;
+  scope: string;
+  approved_at: Date;
+}
+
+/** Live grants approved by any membership of this account, newest first. */
+export async function listConnectedApps(db: Db, accountId: string): Promise<ConnectedApp[]> {
+  return db
+    .selectFrom("oauth_grants")
+    .innerJoin("members", "members.id", "oauth_grants.approved_by_member_id")
+    .innerJoin("oauth_clients", "oauth_clients.id", "oauth_grants.client_id")
+    .innerJoin("workspaces", "workspaces.id", "oauth_grants.workspace_id")
+    .select([
+      "oauth_grants.id as grant_id",
+      "oauth_clients.client_name",
+      "oauth_grants.workspace_id",
+      "workspaces.name as workspace_name",
+      "oauth_grants.scope",
+      "oauth_grants.created_at as approved_at",
+    ])
+    .where("members.account_id", "=", accountId)
+    .where("members.removed_at", "is", null)
+    .where("oauth_grants.revoked_at", "is", null)
+    .orderBy("oauth_grants.created_at", "desc")
+    .orderBy("oauth_grants.id")
+    .execute();
+}
+
+/** Ends one grant of this account (every token of it stops at once); false if it is not theirs or not live. */
+export async function revokeConnectedApp(
+  db: Db,
+  accountId: string,
+  grantId: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable("oauth_grants")
+    .set({ revoked_at: now })
+    .where("id", "=", grantId)
+    .where("revoked_at", "is", null)
+    .where("approved_by_member_id", "in", (eb) =>
+      eb.selectFrom("members").select("id").where("account_id", "=", accountId),
+    )
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Every grant any membership of the account approved: after a password change or a reset. */
+export async function revokeAllConnectedApps(db: Db, accountId: string, now: Date = new Date()): Promise<void> {
+  await db
+    .updateTable("oauth_grants")
+    .set({ revoked_at: now })
+    .where("revoked_at", "is", null)
+    .where("approved_by_member_id", "in", (eb) =>
+      eb.selectFrom("members").select("id").where("account_id", "=", accountId),
+    )
+    .execute();
+}
