@@ -14,8 +14,11 @@ const usage = `Usage: npm run admin -- <command> [options]
   workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>] [--offer <s>]
   members add <workspace_id> --email <email> [--member-name <name>]
   members invite <workspace_id> --email <email> [--member-name <name>]
-                                      a single-use sign-up link for the console (shown once, 7 days)
+                                      a single-use sign-up link for the console (7 days); shown
+                                      once, or only mailed to the person when SMTP_URL is set
   members remove <workspace_id> <member_id>
+  accounts reset-link --email <email>
+                                      a single-use password reset link for that account (1 hour)
   keys create <workspace_id> --name <name> --created-by <member_id>
   keys list <workspace_id>
   keys revoke <workspace_id> <key_id>
@@ -127,6 +130,8 @@ async function run(): Promise<unknown> {
         "DELETE",
         `/workspaces/${need(first, "<workspace_id>")}/members/${need(second, "<member_id>")}`,
       );
+    case "accounts reset-link":
+      return call("POST", "/accounts/reset-link", { email: need(values.email, "--email") });
     case "keys create":
       return call("POST", `/workspaces/${need(first, "<workspace_id>")}/api-keys`, {
         name: need(values.name, "--name"),

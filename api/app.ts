@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import consoleRoutes from "./console/index.ts";
-import { CONSOLE_PREFIX, hideInviteToken } from "./console/paths.ts";
+import { CONSOLE_PREFIX, hideLinkToken } from "./console/paths.ts";
 import { adminGuard } from "./plugins/admin-guard.ts";
 import authentication from "./plugins/authentication.ts";
 import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
@@ -44,7 +44,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     // Every answer is the error object, the parser's and the router's included.
     clientErrorHandler,
     frameworkErrors,
-    rewriteUrl: hideInviteToken,
+    rewriteUrl: hideLinkToken,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

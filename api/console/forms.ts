@@ -20,12 +20,22 @@ const typed = (max: number) =>
 const language = z.enum(["en", "fr"]);
 
 export const signInForm = z.object({ email: typed(320), password: typed(1000), next: z.string().optional() });
-export const inviteAcceptForm = z.object({
-  token: z.string().default(""),
-  password: typed(1000),
-  name: z.string().optional(),
+const personName = z.string().trim().min(1).max(200);
+const linkToken = z.string().default("");
+/** A new account from an invite link: the invited address is the link's, never typed. */
+export const inviteNewAccountForm = z.object({ token: linkToken, name: personName, password: z.string().default("") });
+/** Accepting an invite as the signed-in account. */
+export const inviteAcceptForm = z.object({ token: linkToken });
+export const forgotPasswordForm = z.object({ email: z.email().max(320) });
+export const resetPasswordForm = z.object({ token: linkToken, new_password: z.string().default("") });
+export const signUpForm = z.object({
+  name: personName,
+  email: z.email().max(320),
+  password: z.string().default(""),
+  agency_name: z.string().trim().min(1).max(200),
+  language: language.optional(),
 });
-export const newAccountName = z.object({ name: z.string().trim().min(1).max(200) });
+export const signUpConfirmForm = z.object({ token: linkToken });
 export const profileForm = z.object({ name: z.string().trim().min(1).max(200), language });
 export const passwordForm = z.object({ current_password: typed(1000), new_password: z.string().default("") });
 export const settingsForm = z.object({

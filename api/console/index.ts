@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../services.ts";
 import renderer from "./renderer.ts";
 import accountRoutes from "./routes/account.ts";
+import connectedAppRoutes from "./routes/connected-apps.ts";
 import assetRoutes from "./routes/assets.ts";
 import creditRoutes from "./routes/credits.ts";
 import inviteRoutes from "./routes/invite.ts";
@@ -9,8 +10,10 @@ import keyRoutes from "./routes/keys.ts";
 import leadRoutes from "./routes/leads.ts";
 import memberRoutes from "./routes/members.ts";
 import overviewRoutes from "./routes/overview.ts";
+import passwordResetRoutes from "./routes/password-reset.ts";
 import settingsRoutes from "./routes/settings.ts";
 import signInRoutes from "./routes/sign-in.ts";
+import signUpRoutes from "./routes/sign-up.ts";
 import workspacesRoutes from "./routes/workspaces.ts";
 import session from "./session.ts";
 import { errorPage } from "./views/components.ts";
@@ -40,9 +43,18 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   );
 
   await app.register(assetRoutes);
-  for (const routes of [workspacesRoutes, signInRoutes, inviteRoutes, accountRoutes]) {
+  for (const routes of [
+    workspacesRoutes,
+    signInRoutes,
+    inviteRoutes,
+    accountRoutes,
+    connectedAppRoutes,
+    passwordResetRoutes,
+  ]) {
     await app.register(routes, { services });
   }
+  // Self-serve sign-up exists only when the operator opened it (SIGNUP=open, with mail).
+  if (config.signUp === "open") await app.register(signUpRoutes, { services });
   await app.register(
     async (workspace) => {
       await workspace.register(workspaceScope, { db });

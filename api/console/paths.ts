@@ -7,6 +7,12 @@ export const SESSION_COOKIE = "ld_session";
 export const inviteUrl = (publicUrl: string, token: string): string =>
   `${publicUrl}${CONSOLE_PREFIX}/invite/${token}`;
 
+export const passwordResetUrl = (publicUrl: string, token: string): string =>
+  `${publicUrl}${CONSOLE_PREFIX}/reset-password/${token}`;
+
+export const signUpConfirmUrl = (publicUrl: string, token: string): string =>
+  `${publicUrl}${CONSOLE_PREFIX}/sign-up/confirm/${token}`;
+
 export const workspacePath = (workspaceId: string, page = ""): string =>
   `${CONSOLE_PREFIX}/w/${workspaceId}${page ? `/${page}` : ""}`;
 
@@ -22,19 +28,21 @@ export function safeNext(next: unknown): string | undefined {
     : undefined;
 }
 
-const INVITE_LINK = /^\/app\/invite\/([A-Za-z0-9_-]{43})(\?.*)?$/;
-const inviteTokens = new WeakMap<object, string>();
+/** The links whose last segment is a secret: an invite, a password reset, a sign-up's confirmation. */
+const SECRET_LINK = /^\/app\/(invite|reset-password|sign-up\/confirm)\/([A-Za-z0-9_-]{43})(\?.*)?$/;
+const linkTokens = new WeakMap<object, string>();
 
 /**
- * Fastify's `rewriteUrl`: an invite link's token leaves the URL before routing, so the request
- * log line shows `/app/invite`, never the secret; the page reads it back with `inviteTokenOf`.
+ * Fastify's `rewriteUrl`: a mailed or shown link's token leaves the URL before routing, so the
+ * request log line shows `/app/invite` (or `/app/reset-password`, `/app/sign-up/confirm`), never
+ * the secret; the page reads it back with `linkTokenOf`.
  */
-export function hideInviteToken(request: { url?: string; method?: string }): string {
+export function hideLinkToken(request: { url?: string; method?: string }): string {
   const url = request.url ?? "/";
-  const match = request.method === "GET" || request.method === "HEAD" ? INVITE_LINK.exec(url) : null;
-  if (!match?.[1]) return url;
-  inviteTokens.set(request, match[1]);
-  return `${CONSOLE_PREFIX}/invite${match[2] ?? ""}`;
+  const match = request.method === "GET" || request.method === "HEAD" ? SECRET_LINK.exec(url) : null;
+  if (!match?.[1] || !match[2]) return url;
+  linkTokens.set(request, match[2]);
+  return `${CONSOLE_PREFIX}/${match[1]}${match[3] ?? ""}`;
 }
 
-export const inviteTokenOf = (rawRequest: object): string | undefined => inviteTokens.get(rawRequest);
+export const linkTokenOf = (rawRequest: object): string | undefined => linkTokens.get(rawRequest);

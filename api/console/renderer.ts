@@ -24,6 +24,10 @@ export const DOMAIN_MESSAGES: Record<string, MessageKey> = {
   too_short: "tooShort",
   too_long: "tooLong",
   invite_invalid: "inviteInvalid",
+  reset_invalid: "resetInvalid",
+  sign_up_invalid: "signUpInvalid",
+  disposable_address: "disposableAddress",
+  account_exists: "accountExistsSignIn",
 };
 
 export const translatorOf = (request: FastifyRequest): Translator =>

@@ -67,6 +67,7 @@ const workspaceNotices: Record<string, MessageKey> = {
   saved: "saved",
   revoked: "keyRevoked",
   removed: "memberRemoved",
+  invite_cancelled: "inviteCancelled",
   drafted: "drafted",
 };
 const doneQuery = z.object({ done: z.string().optional() }).catch({});

@@ -108,12 +108,11 @@ export const fr: Messages = {
   what: "Opération",
   amount: "Crédits",
   changePassword: "Changer le mot de passe",
-  passwordChanged: "Mot de passe changé. Vos autres sessions ont été déconnectées.",
+  passwordChanged:
+    "Mot de passe changé. Vos autres sessions ont été déconnectées, ainsi que vos applications connectées.",
   profile: "Profil",
   joinWorkspace: "Rejoindre {workspace}",
   joinAs: "Vous avez été invité·e en tant que {email}.",
-  joinExisting: "Vous avez déjà un compte : saisissez son mot de passe pour rejoindre l'espace.",
-  setPassword: "Choisissez un mot de passe pour créer votre compte.",
   join: "Rejoindre",
   inviteInvalid: "Ce lien d'invitation est inconnu, déjà utilisé ou expiré. Demandez-en un nouveau.",
   wrongCredentials: "Courriel ou mot de passe incorrect.",
@@ -131,4 +130,67 @@ export const fr: Messages = {
   insufficientCredits: "Pas assez de crédits pour un brouillon.",
   yes: "oui",
   no: "non",
+  // Comptes et courriels du compte : invitations, réinitialisation, inscription, applications connectées.
+  forgotPassword: "Mot de passe oublié ?",
+  createAccount: "Créer un compte",
+  tooManyPasswordChecks:
+    "Trop de mots de passe incorrects depuis cette adresse. Attendez {minutes} minutes et réessayez.",
+  inviteNewAccount:
+    "Nouveau ou nouvelle ? Choisissez votre nom et un mot de passe pour créer votre compte et rejoindre l'espace.",
+  inviteHaveAccount: "Vous avez déjà un compte avec cette adresse ? Connectez-vous, puis acceptez.",
+  signInToAccept: "Se connecter pour accepter",
+  createAndJoin: "Créer mon compte et rejoindre",
+  inviteAccountExists: "Cette adresse a déjà un compte : connectez-vous avec lui pour accepter l'invitation.",
+  inviteSignedInAs: "Vous êtes connecté·e en tant que {email}.",
+  inviteWrongAccount:
+    "Cette invitation est pour {email}, et vous êtes connecté·e en tant que {current}. Déconnectez-vous, puis connectez-vous en tant que {email} pour accepter.",
+  inviteMailed: "Invitation envoyée à {email}. Le lien du courriel fonctionne une fois, pendant 7 jours.",
+  pendingInvites: "Invitations en attente",
+  noPendingInvites: "Aucune invitation en attente.",
+  invitedBy: "Invité·e par",
+  expires: "Expire le",
+  cancelInvite: "Annuler l'invitation",
+  cancelInviteConfirm: "Annuler cette invitation ? Son lien cesse de fonctionner immédiatement.",
+  inviteCancelled: "L'invitation a été annulée : son lien ne fonctionne plus.",
+  operator: "l'opérateur",
+  mailNotSent:
+    "Le courriel n'a pas pu être envoyé. Rien n'a été créé ; réessayez dans un instant, ou prévenez l'opérateur du service si cela continue.",
+  tooManyMails: "Trop de demandes depuis cette adresse. Attendez {minutes} minutes et réessayez.",
+  forgotTitle: "Réinitialiser votre mot de passe",
+  forgotIntro:
+    "Saisissez l'adresse de votre compte : un lien pour choisir un nouveau mot de passe y est envoyé (il fonctionne une fois, pendant 1 heure).",
+  sendResetLink: "Envoyer le lien",
+  resetSent:
+    "Si un compte a cette adresse, un lien pour choisir un nouveau mot de passe est en route. Consultez votre boîte de réception.",
+  resetNoMail:
+    "Ce service n'envoie pas de courriel. Demandez un lien de réinitialisation à l'opérateur du service : il peut en créer un pour votre adresse.",
+  resetInvalid: "Ce lien de réinitialisation est inconnu, déjà utilisé ou expiré. Demandez-en un nouveau.",
+  chooseNewPassword: "Choisir un nouveau mot de passe",
+  resetFor:
+    "Nouveau mot de passe pour {email}. Toutes les sessions sont déconnectées et toutes les applications connectées déconnectées.",
+  passwordReset:
+    "Votre mot de passe a été changé. Vos autres sessions ont été déconnectées, ainsi que vos applications connectées.",
+  signUpTitle: "Créer votre compte",
+  signUpIntro:
+    "Votre agence reçoit son propre espace de travail avec 10 crédits gratuits. Un lien est envoyé à votre adresse : rien n'est créé avant que vous l'ouvriez.",
+  agencyName: "Nom de l'agence",
+  signUp: "S'inscrire",
+  signUpSent:
+    "Consultez votre boîte de réception : un lien est en route vers {email}. Votre compte et votre espace sont créés quand vous l'ouvrez (dans les 24 heures).",
+  disposableAddress: "Utilisez une adresse durable : les services de courriel jetable ne sont pas acceptés.",
+  signUpInvalid: "Ce lien d'inscription est inconnu, déjà utilisé ou expiré. Inscrivez-vous de nouveau.",
+  confirmSignUpTitle: "Confirmer votre inscription",
+  confirmSignUpIntro: "Créer le compte de {name} ({email}) et l'espace de travail {agency}.",
+  confirmSignUp: "Créer mon compte",
+  accountExistsSignIn: "Cette adresse a déjà un compte. Connectez-vous plutôt.",
+  connectedApps: "Applications connectées",
+  connectedAppsIntro:
+    "Les assistants que vous avez autorisés à utiliser vos espaces. En déconnecter un met fin à son accès immédiatement.",
+  noConnectedApps: "Aucune application connectée. Un assistant que vous autorisez apparaît ici.",
+  app: "Application",
+  workspace: "Espace de travail",
+  access: "Accès",
+  approvedOn: "Autorisée le",
+  disconnect: "Déconnecter",
+  appDisconnected: "L'application a été déconnectée : ses jetons ne fonctionnent plus.",
 };

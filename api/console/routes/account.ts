@@ -10,7 +10,11 @@ import { DOMAIN_MESSAGES } from "../renderer.ts";
 import { requireSession } from "../session.ts";
 import { accountPage } from "../views/account.ts";
 
-const accountNotices: Record<string, MessageKey> = { saved: "saved", password: "passwordChanged" };
+const accountNotices: Record<string, MessageKey> = {
+  saved: "saved",
+  password: "passwordChanged",
+  reset: "passwordReset",
+};
 const doneQuery = z.object({ done: z.string().optional() }).catch({});
 
 /** The signed-in person's own profile and password. */
@@ -38,12 +42,29 @@ const accountRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
     if (!session) return reply;
     const form = parseForm(passwordForm, request.body);
     try {
-      await changePassword(db, session.account.id, {
-        current: form.current_password,
-        next: form.new_password,
-        keepSessionToken: session.token,
-      });
+      await changePassword(
+        { db, passwordLimiter: services.passwordLimiter },
+        {
+          accountId: session.account.id,
+          address: request.ip,
+          current: form.current_password,
+          next: form.new_password,
+          keepSessionToken: session.token,
+        },
+      );
     } catch (error) {
+      if (error instanceof ApiError && error.code === "rate_limited") {
+        const retryAfter = Number(error.headers["Retry-After"] ?? 60);
+        const minutes = Math.ceil(retryAfter / 60);
+        return reply.header("retry-after", String(retryAfter)).render(
+          (context) =>
+            accountPage(context, {
+              ...session.account,
+              error: context.t.t("tooManyPasswordChecks", { minutes }),
+            }),
+          429,
+        );
+      }
       const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
       if (!key) throw error;
       return reply.render(

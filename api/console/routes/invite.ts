@@ -1,66 +1,115 @@
-import type { FastifyPluginAsync } from "fastify";
-import { acceptInvite, findOpenInvite } from "../../../shared/accounts/invites.ts";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { normalizeEmail } from "../../../shared/accounts/accounts.ts";
+import { acceptInvite, findOpenInvite, type OpenInvite } from "../../../shared/accounts/invites.ts";
 import { ApiError } from "../../../shared/errors.ts";
 import type { Services } from "../../services.ts";
-import { inviteAcceptForm, newAccountName, parseForm } from "../forms.ts";
+import { readCookie } from "../cookies.ts";
+import { inviteAcceptForm, inviteNewAccountForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
-import { inviteTokenOf, workspacePath } from "../paths.ts";
+import { CONSOLE_PREFIX, linkTokenOf, workspacePath } from "../paths.ts";
 import { DOMAIN_MESSAGES } from "../renderer.ts";
 import { invitePage } from "../views/invite.ts";
 
-/** An invite link: join the workspace with a new account or an existing one. */
-const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const { db } = services;
+/**
+ * Keeps an opened invite's token while its person signs in (the sign-in page brings them back
+ * to /app/invite): the secret never goes into a URL, where logs and Referer headers would see it.
+ */
+const INVITE_COOKIE = "ld_invite";
+const OPAQUE_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
-  app.get("/invite", async (request, reply) => {
-    const token = inviteTokenOf(request.raw) ?? "";
+/**
+ * An invite link: a new account joins with the name and password it chooses; an address that
+ * already has an account joins once signed in through the sign-in form. No password is ever
+ * checked here, and the page reads the same whether or not the address has an account.
+ */
+const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+  const cookieFlags = `Path=${CONSOLE_PREFIX}/invite; HttpOnly; SameSite=Lax${config.publicUrl.startsWith("https:") ? "; Secure" : ""}`;
+
+  async function openInvite(token: string): Promise<OpenInvite> {
     const invite = await findOpenInvite(db, token);
     if (!invite) throw new PageError(404, "inviteInvalid");
-    return reply.render((context) =>
-      invitePage(context, {
-        token,
-        workspaceName: invite.workspace_name,
-        email: invite.email,
-        name: invite.name,
-        accountExists: invite.account_exists,
-      }),
+    return invite;
+  }
+
+  const render = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    invite: OpenInvite,
+    extra: { name?: string; error?: "inviteAccountExists" | "tooShort" | "tooLong"; status?: number } = {},
+  ) => {
+    const session = request.consoleSession;
+    return reply.render(
+      (context) =>
+        invitePage(context, {
+          token,
+          workspaceName: invite.workspace_name,
+          email: invite.email,
+          name: extra.name ?? invite.name,
+          signedInAs: session
+            ? {
+                email: session.account.email,
+                matches: normalizeEmail(session.account.email) === normalizeEmail(invite.email),
+              }
+            : undefined,
+          error: extra.error ? context.t.t(extra.error) : undefined,
+        }),
+      extra.status,
     );
+  };
+
+  app.get("/invite", async (request, reply) => {
+    const fromLink = linkTokenOf(request.raw);
+    const remembered = readCookie(request, INVITE_COOKIE);
+    const token = fromLink ?? (remembered && OPAQUE_SECRET.test(remembered) ? remembered : "");
+    const invite = await openInvite(token);
+    if (fromLink) reply.header("set-cookie", `${INVITE_COOKIE}=${fromLink}; ${cookieFlags}; Max-Age=3600`);
+    return render(request, reply, token, invite);
   });
 
+  // A new account for the invited address (the address is the link's, never typed).
   app.post("/invite", async (request, reply) => {
-    const form = parseForm(inviteAcceptForm, request.body);
-    const invite = await findOpenInvite(db, form.token);
-    if (!invite) throw new PageError(404, "inviteInvalid");
+    const form = parseForm(inviteNewAccountForm, request.body);
+    const invite = await openInvite(form.token);
     let accepted: Awaited<ReturnType<typeof acceptInvite>>;
     try {
-      accepted = await acceptInvite(
-        db,
-        form.token,
-        invite.account_exists
-          ? { kind: "existing_account", password: form.password }
-          : {
-              kind: "new_account",
-              name: parseForm(newAccountName, request.body).name,
-              password: form.password,
-            },
-      );
+      accepted = await acceptInvite(db, form.token, {
+        kind: "new_account",
+        name: form.name,
+        password: form.password,
+      });
     } catch (error) {
-      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
-      if (!key || key === "inviteInvalid") throw error;
-      return reply.render(
-        (context) =>
-          invitePage(context, {
-            token: form.token,
-            workspaceName: invite.workspace_name,
-            email: invite.email,
-            name: form.name ?? invite.name,
-            accountExists: invite.account_exists,
-            error: context.t.t(key),
-          }),
-        400,
-      );
+      const message = error instanceof ApiError ? error.message : "";
+      if (message !== "account_exists" && message !== "too_short" && message !== "too_long") throw error;
+      const key = message === "account_exists" ? "inviteAccountExists" : DOMAIN_MESSAGES[message];
+      return render(request, reply, form.token, invite, {
+        name: form.name,
+        error: key as "inviteAccountExists" | "tooShort" | "tooLong",
+        status: 400,
+      });
     }
     await reply.signIn(accepted.accountId);
+    reply.header("set-cookie", `${INVITE_COOKIE}=; ${cookieFlags}; Max-Age=0`);
+    return reply.redirect(workspacePath(accepted.workspaceId), 303);
+  });
+
+  // The signed-in account accepts an invite to its own address.
+  app.post("/invite/accept", async (request, reply) => {
+    const form = parseForm(inviteAcceptForm, request.body);
+    const invite = await openInvite(form.token);
+    const session = request.consoleSession;
+    if (!session) return render(request, reply, form.token, invite, { status: 403 });
+    let accepted: Awaited<ReturnType<typeof acceptInvite>>;
+    try {
+      accepted = await acceptInvite(db, form.token, { kind: "signed_in", accountId: session.account.id });
+    } catch (error) {
+      if (error instanceof ApiError && error.message === "wrong_account") {
+        return render(request, reply, form.token, invite, { status: 403 });
+      }
+      throw error;
+    }
+    reply.header("set-cookie", `${INVITE_COOKIE}=; ${cookieFlags}; Max-Age=0`);
     return reply.redirect(workspacePath(accepted.workspaceId), 303);
   });
 };

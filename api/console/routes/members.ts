@@ -1,8 +1,14 @@
 import type { FastifyPluginAsync } from "fastify";
 import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
-import { createInvite } from "../../../shared/accounts/invites.ts";
+import {
+  cancelInvite,
+  createInvite,
+  listPendingInvites,
+} from "../../../shared/accounts/invites.ts";
+import { accountMail } from "../../../shared/mail/account-mail.ts";
 import { removeMember } from "../../../shared/workspaces/members.ts";
 import type { Services } from "../../services.ts";
+import { sendAccountMail } from "../account-mail.ts";
 import { inviteForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, inviteUrl, workspacePath } from "../paths.ts";
@@ -17,10 +23,12 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
   app.get("/members", async (request, reply) => {
     const membership = membershipOf(request);
     const members = await listActiveMembers(db, membership.workspace_id);
+    const pending = await listPendingInvites(db, membership.workspace_id);
     return reply.render((context) =>
       membersPage(context, {
         workspaceId: membership.workspace_id,
         members,
+        pending,
         selfMemberId: membership.member_id,
         info: noticeOf(request, context),
       }),
@@ -34,17 +42,68 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       ...form,
       invitedBy: membership.member_id,
     });
+    const link = inviteUrl(services.config.publicUrl, invite.token);
+    // With mail, the link goes to the invited mailbox only: the page never shows it. A mail that
+    // cannot be sent cancels the invite, and the page says so.
+    if (services.mailer) {
+      const session = request.consoleSession;
+      try {
+        await sendAccountMail(
+          services,
+          accountMail({
+            kind: "invite",
+            to: invite.email,
+            language: session?.account.language ?? "en",
+            workspaceName: membership.workspace_name,
+            invitedBy: session?.account.name ?? null,
+            link,
+          }),
+        );
+      } catch (error) {
+        await cancelInvite(db, membership.workspace_id, invite.id);
+        throw error;
+      }
+    }
     const members = await listActiveMembers(db, membership.workspace_id);
+    const pending = await listPendingInvites(db, membership.workspace_id);
     return reply.render(
       (context) =>
         membersPage(context, {
           workspaceId: membership.workspace_id,
           members,
+          pending,
           selfMemberId: membership.member_id,
-          invite: { email: invite.email, url: inviteUrl(services.config.publicUrl, invite.token) },
+          ...(services.mailer
+            ? { info: context.t.t("inviteMailed", { email: invite.email }) }
+            : { invite: { email: invite.email, url: link } }),
         }),
       201,
     );
+  });
+
+  app.get("/members/invites/:inviteId/cancel", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const inviteId = idParam(request, "inviteId");
+    const invite = (await listPendingInvites(db, workspace_id)).find((candidate) => candidate.id === inviteId);
+    if (!invite) throw new PageError(404, "notFound");
+    return reply.render((context) =>
+      confirmPage(context, {
+        title: context.t.t("cancelInvite"),
+        subject: invite.email,
+        question: context.t.t("cancelInviteConfirm"),
+        action: workspacePath(workspace_id, `members/invites/${invite.id}/cancel`),
+        button: context.t.t("cancelInvite"),
+        cancelHref: workspacePath(workspace_id, "members"),
+      }),
+    );
+  });
+
+  app.post("/members/invites/:inviteId/cancel", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    if (!(await cancelInvite(db, workspace_id, idParam(request, "inviteId")))) {
+      throw new PageError(404, "notFound");
+    }
+    return reply.redirect(`${workspacePath(workspace_id, "members")}?done=invite_cancelled`, 303);
   });
 
   app.get("/members/:memberId/remove", async (request, reply) => {

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { checkCredentials } from "../../../shared/accounts/accounts.ts";
+import { signIn } from "../../../shared/accounts/accounts.ts";
 import { deleteExpiredSessions } from "../../../shared/accounts/sessions.ts";
+import type { Account } from "../../../shared/db/schema.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { RateLimitStoreError } from "../../../shared/rate-limits.ts";
 import type { Services } from "../../services.ts";
 import { parseForm, signInForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
@@ -13,39 +16,54 @@ const signInQuery = z.object({ next: z.string().optional(), signed_out: z.string
 /** Signing in and out. */
 const signInRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db } = services;
+  const signUpOpen = services.config.signUp === "open";
 
   app.get("/sign-in", async (request, reply) => {
     const query = signInQuery.catch({}).parse(request.query);
     const next = safeNext(query.next);
     if (request.consoleSession) return reply.redirect(next ?? CONSOLE_PREFIX, 303);
     return reply.render((context) =>
-      signInPage(context, { next, info: query.signed_out === "1" ? context.t.t("signedOut") : undefined }),
+      signInPage(context, {
+        next,
+        signUpOpen,
+        info: query.signed_out === "1" ? context.t.t("signedOut") : undefined,
+      }),
     );
   });
 
   app.post("/sign-in", async (request, reply) => {
     const form = parseForm(signInForm, request.body);
     const next = safeNext(form.next);
-    const decision = await services.signInLimiter.consume(form.email, request.ip).catch((error: unknown) => {
-      request.log.error({ err: error }, "sign-in rate-limit check failed");
-      throw new PageError(503, "serverError");
-    });
-    if (!decision.allowed) {
-      const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-      return reply.header("retry-after", String(decision.retryAfterSeconds)).render(
-        (context) =>
-          signInPage(context, {
-            email: form.email,
-            next,
-            error: context.t.t("tooManyAttempts", { minutes }),
-          }),
-        429,
+    let account: Account;
+    try {
+      account = await signIn(
+        { db, passwordLimiter: services.passwordLimiter },
+        { email: form.email, password: form.password, address: request.ip },
       );
-    }
-    const account = await checkCredentials(db, form.email, form.password);
-    if (!account) {
+    } catch (error) {
+      if (error instanceof RateLimitStoreError) {
+        request.log.error({ err: error }, "sign-in rate-limit check failed");
+        throw new PageError(503, "serverError");
+      }
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === "rate_limited") {
+        const retryAfter = Number(error.headers["Retry-After"] ?? 60);
+        const minutes = Math.ceil(retryAfter / 60);
+        return reply.header("retry-after", String(retryAfter)).render(
+          (context) =>
+            signInPage(context, {
+              email: form.email,
+              next,
+              signUpOpen,
+              error: context.t.t("tooManyAttempts", { minutes }),
+            }),
+          429,
+        );
+      }
+      if (error.message !== "wrong_credentials") throw error;
       return reply.render(
-        (context) => signInPage(context, { email: form.email, next, error: context.t.t("wrongCredentials") }),
+        (context) =>
+          signInPage(context, { email: form.email, next, signUpOpen, error: context.t.t("wrongCredentials") }),
         401,
       );
     }

@@ -23,7 +23,9 @@ ${field("account-language", t.t("consoleLanguage"), html`<select id="account-lan
 <input type="text" name="username" autocomplete="username" value="${input.email}" hidden>
 ${field("current-password", t.t("currentPassword"), html`<input type="password" id="current-password" name="current_password" required autocomplete="current-password">`)}
 ${field("new-password", t.t("newPassword"), html`<input type="password" id="new-password" name="new_password" required minlength="10" autocomplete="new-password" aria-describedby="new-password-hint">`, t.t("passwordHint"))}
-<div><button type="submit" class="primary">${t.t("changePassword")}</button></div></form></div>`,
+<div><button type="submit" class="primary">${t.t("changePassword")}</button></div></form></div>
+<h2>${t.t("connectedApps")}</h2>
+<p><a href="${CONSOLE_PREFIX}/account/apps">${t.t("connectedApps")}</a></p>`,
     { narrow: true },
   );
 }

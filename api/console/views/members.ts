@@ -1,4 +1,5 @@
 import type { MemberListing } from "../../../shared/accounts/accounts.ts";
+import type { PendingInvite } from "../../../shared/accounts/invites.ts";
 import { html } from "../html.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
@@ -9,6 +10,7 @@ export function membersPage(
   input: {
     workspaceId: string;
     members: MemberListing[];
+    pending: PendingInvite[];
     selfMemberId: string;
     info?: string;
     error?: string;
@@ -36,6 +38,17 @@ ${input.members.map(
 <td><a href="${workspacePath(input.workspaceId, `members/${member.id}/remove`)}">${t.t("remove")}<span class="visually-hidden"> ${member.email}</span></a></td></tr>`,
 )}
 </tbody></table></div>
+<h2>${t.t("pendingInvites")}</h2>
+${
+  input.pending.length === 0
+    ? html`<p class="card empty">${t.t("noPendingInvites")}</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("email")}</th><th scope="col">${t.t("invitedBy")}</th><th scope="col">${t.t("expires")}</th><th scope="col"><span class="visually-hidden">${t.t("cancelInvite")}</span></th></tr></thead><tbody>
+${input.pending.map(
+  (invite) => html`<tr><td>${invite.email}</td><td>${invite.invited_by_name ?? invite.invited_by_email ?? t.t("operator")}</td><td class="small">${t.date(invite.expires_at)}</td>
+<td><a href="${workspacePath(input.workspaceId, `members/invites/${invite.id}/cancel`)}">${t.t("cancelInvite")}<span class="visually-hidden"> ${invite.email}</span></a></td></tr>`,
+)}
+</tbody></table></div>`
+}
 <h2>${t.t("inviteMember")}</h2>
 <div class="card"><form class="stack" method="post" action="${workspacePath(input.workspaceId, "members/invite")}">${csrfField(context)}
 ${field("invite-email", t.t("email"), html`<input type="email" id="invite-email" name="email" required maxlength="320">`)}

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createInvite } from "../../../shared/accounts/invites.ts";
+import { cancelInvite, createInvite } from "../../../shared/accounts/invites.ts";
+import { createPasswordReset } from "../../../shared/accounts/password-resets.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Workspace } from "../../../shared/db/schema.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { accountMail } from "../../../shared/mail/account-mail.ts";
+import { MailNotSentError } from "../../../shared/mail/mailer.ts";
 import { suppressionRequestSchema, suppressionSchema } from "../../../shared/suppressions/schemas.ts";
 import {
   addSuppression,
@@ -17,7 +21,7 @@ import {
   requireWorkspace,
   updateWorkspaceSettings,
 } from "../../../shared/workspaces/workspaces.ts";
-import { inviteUrl } from "../../console/paths.ts";
+import { inviteUrl, passwordResetUrl } from "../../console/paths.ts";
 import type { Services } from "../../services.ts";
 
 const language = z.enum(["en", "fr"]);
@@ -119,14 +123,49 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     },
     async (request, reply) => {
       const invite = await createInvite(db, request.params.id, request.body);
+      const url = inviteUrl(services.config.publicUrl, invite.token);
+      const answer = { id: invite.id, email: invite.email, expires_at: invite.expires_at.toISOString() };
+      reply.code(201).header("cache-control", "no-store");
+      // Without mail the operator hands the link over; with mail it goes to the mailbox only.
+      if (!services.mailer) return reply.send({ ...answer, url });
+      const workspace = await requireWorkspace(db, request.params.id);
+      try {
+        await services.mailer.send(
+          accountMail({
+            kind: "invite",
+            to: invite.email,
+            language: workspace.language,
+            workspaceName: workspace.name,
+            invitedBy: null,
+            link: url,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof MailNotSentError)) throw error;
+        await cancelInvite(db, request.params.id, invite.id);
+        throw new ApiError(
+          "service_unavailable",
+          "The invite mail could not be sent; the invite was cancelled.",
+        );
+      }
+      return reply.send({ ...answer, mailed: true });
+    },
+  );
+
+  // A reset link for the operator to hand over (whether or not mail is configured): 1 hour, single use.
+  app.post(
+    "/accounts/reset-link",
+    { schema: { ...hidden, body: z.strictObject({ email: z.email().max(320) }) } },
+    async (request, reply) => {
+      const reset = await createPasswordReset(db, request.body.email);
+      if (!reset) throw new ApiError("not_found", "No account has this email.");
       return reply
         .code(201)
         .header("cache-control", "no-store")
         .send({
-          id: invite.id,
-          email: invite.email,
-          url: inviteUrl(services.config.publicUrl, invite.token),
-          expires_at: invite.expires_at.toISOString(),
+          email: reset.account.email,
+          url: passwordResetUrl(services.config.publicUrl, reset.token),
+          expires_at: reset.expires_at.toISOString(),
         });
     },
   );

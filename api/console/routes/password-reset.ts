@@ -1,0 +1,73 @@
+import type { FastifyPluginAsync } from "fastify";
+import { createPasswordReset, findOpenPasswordReset, resetPassword } from "../../../shared/accounts/password-resets.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { accountMail } from "../../../shared/mail/account-mail.ts";
+import type { Services } from "../../services.ts";
+import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
+import { forgotPasswordForm, parseForm, resetPasswordForm } from "../forms.ts";
+import { PageError } from "../page-error.ts";
+import { CONSOLE_PREFIX, linkTokenOf, passwordResetUrl } from "../paths.ts";
+import { DOMAIN_MESSAGES } from "../renderer.ts";
+import { forgotPasswordPage, resetPasswordPage } from "../views/password-reset.ts";
+
+/**
+ * Password reset: a single-use link (1 hour) mailed to the account's address when SMTP_URL is
+ * set, or made by the operator (`npm run admin -- accounts reset-link`). Using it sets the new
+ * password and ends every session and every connected app of the account.
+ */
+const passwordResetRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+  const mailConfigured = services.mailer !== undefined;
+
+  app.get("/forgot-password", async (_request, reply) =>
+    reply.render((context) => forgotPasswordPage(context, { mailConfigured })),
+  );
+
+  app.post("/forgot-password", async (request, reply) => {
+    if (!mailConfigured) return reply.render((context) => forgotPasswordPage(context, { mailConfigured }));
+    const { email } = parseForm(forgotPasswordForm, request.body);
+    await spendAccountMail(services, reply);
+    const reset = await createPasswordReset(db, email);
+    if (reset) {
+      await sendAccountMail(
+        services,
+        accountMail({
+          kind: "password_reset",
+          to: reset.account.email,
+          language: reset.account.language,
+          link: passwordResetUrl(config.publicUrl, reset.token),
+        }),
+      );
+    }
+    // The same answer whether or not an account has this address.
+    return reply.render((context) => forgotPasswordPage(context, { mailConfigured, sent: true }));
+  });
+
+  app.get("/reset-password", async (request, reply) => {
+    const token = linkTokenOf(request.raw) ?? "";
+    const reset = await findOpenPasswordReset(db, token);
+    if (!reset) throw new PageError(404, "resetInvalid");
+    return reply.render((context) => resetPasswordPage(context, { token, email: reset.email }));
+  });
+
+  app.post("/reset-password", async (request, reply) => {
+    const form = parseForm(resetPasswordForm, request.body);
+    const reset = await findOpenPasswordReset(db, form.token);
+    if (!reset) throw new PageError(404, "resetInvalid");
+    try {
+      await resetPassword(db, form.token, form.new_password);
+    } catch (error) {
+      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
+      if (!key || key === "resetInvalid") throw error;
+      return reply.render(
+        (context) => resetPasswordPage(context, { token: form.token, email: reset.email, error: context.t.t(key) }),
+        400,
+      );
+    }
+    // Every session ended with the old password; this browser starts the only new one.
+    await reply.signIn(reset.account_id);
+    return reply.redirect(`${CONSOLE_PREFIX}/account?done=reset`, 303);
+  });
+};
+
+export default passwordResetRoutes;

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsync } from "fastify";
+import { confirmSignUp, findOpenSignUp, requestSignUp } from "../../../shared/accounts/sign-ups.ts";
+import { ApiError } from "../../../shared/errors.ts";
+import { accountMail } from "../../../shared/mail/account-mail.ts";
+import type { Services } from "../../services.ts";
+import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
+import { parseForm, signUpConfirmForm, signUpForm } from "../forms.ts";
+import { PageError } from "../page-error.ts";
+import { CONSOLE_PREFIX, linkTokenOf, signUpConfirmUrl, workspacePath } from "../paths.ts";
+import { DOMAIN_MESSAGES, translatorOf } from "../renderer.ts";
+import { confirmSignUpPage, signUpPage } from "../views/sign-up.ts";
+
+/**
+ * Self-serve sign-up (`SIGNUP=open`, which needs SMTP_URL): the form creates nothing but a
+ * request; the account and its workspace (10 free credits, free trial) exist once the mailed
+ * link is opened. Limited per client address; throwaway addresses refused.
+ */
+const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+
+  app.get("/sign-up", async (request, reply) => {
+    if (request.consoleSession) return reply.redirect(CONSOLE_PREFIX, 303);
+    return reply.render((context) => signUpPage(context, {}));
+  });
+
+  app.post("/sign-up", async (request, reply) => {
+    const form = parseForm(signUpForm, request.body);
+    const values = { name: form.name, email: form.email, agency_name: form.agency_name };
+    await spendAccountMail(services, reply);
+    const language = form.language ?? translatorOf(request).language;
+    let requested: Awaited<ReturnType<typeof requestSignUp>>;
+    try {
+      requested = await requestSignUp(db, {
+        email: form.email,
+        name: form.name,
+        agencyName: form.agency_name,
+        password: form.password,
+        language,
+      });
+    } catch (error) {
+      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
+      if (!key) throw error;
+      return reply.render((context) => signUpPage(context, { values, error: context.t.t(key) }), 400);
+    }
+    await sendAccountMail(
+      services,
+      requested.kind === "pending"
+        ? accountMail({
+            kind: "sign_up",
+            agencyName: form.agency_name,
+            to: form.email,
+            language,
+            link: signUpConfirmUrl(config.publicUrl, requested.token),
+          })
+        : // The address has an account: its owner is told so, and the page says the same as for a new one.
+          accountMail({
+            kind: "sign_up_account_exists",
+            to: form.email,
+            language: requested.language,
+            link: `${config.publicUrl}${CONSOLE_PREFIX}/sign-in`,
+          }),
+    );
+    return reply.render((context) => signUpPage(context, { sentTo: form.email }));
+  });
+
+  app.get("/sign-up/confirm", async (request, reply) => {
+    const token = linkTokenOf(request.raw) ?? "";
+    const signUp = await findOpenSignUp(db, token);
+    if (!signUp) throw new PageError(404, "signUpInvalid");
+    return reply.render((context) => confirmSignUpPage(context, { token, signUp }));
+  });
+
+  app.post("/sign-up/confirm", async (request, reply) => {
+    const { token } = parseForm(signUpConfirmForm, request.body);
+    const confirmed = await confirmSignUp(db, token);
+    await reply.signIn(confirmed.accountId);
+    return reply.redirect(workspacePath(confirmed.workspaceId), 303);
+  });
+};
+
+export default signUpRoutes;

@@ -1,0 +1,51 @@
+import type { OpenSignUp } from "../../../shared/accounts/sign-ups.ts";
+import { html } from "../html.ts";
+import { csrfField, layout, notice, type PageContext } from "../layout.ts";
+import { CONSOLE_PREFIX } from "../paths.ts";
+import { field, languageOptions } from "./components.ts";
+
+export interface SignUpValues {
+  name?: string;
+  email?: string;
+  agency_name?: string;
+}
+
+/** Self-serve sign-up: name, address, password and the agency's name; confirmed by a mailed link. */
+export function signUpPage(
+  context: PageContext,
+  input: { values?: SignUpValues; error?: string; sentTo?: string },
+): string {
+  const { t } = context;
+  const values = input.values ?? {};
+  return layout(
+    context,
+    t.t("signUpTitle"),
+    input.sentTo
+      ? html`${notice("ok", t.t("signUpSent", { email: input.sentTo }))}<p><a href="${CONSOLE_PREFIX}/sign-in">${t.t("signIn")}</a></p>`
+      : html`${notice("error", input.error)}
+<p class="muted">${t.t("signUpIntro")}</p>
+<div class="card"><form class="stack" method="post" action="${CONSOLE_PREFIX}/sign-up">${csrfField(context)}
+${field("name", t.t("yourName"), html`<input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${values.name ?? ""}">`)}
+${field("email", t.t("email"), html`<input type="email" id="email" name="email" autocomplete="email" required maxlength="320" value="${values.email ?? ""}">`)}
+${field("password", t.t("password"), html`<input type="password" id="password" name="password" required minlength="10" autocomplete="new-password" aria-describedby="password-hint">`, t.t("passwordHint"))}
+${field("agency-name", t.t("agencyName"), html`<input type="text" id="agency-name" name="agency_name" autocomplete="organization" required maxlength="200" value="${values.agency_name ?? ""}">`)}
+${field("language", t.t("consoleLanguage"), html`<select id="language" name="language">${languageOptions(t, t.language)}</select>`)}
+<div><button type="submit" class="primary">${t.t("signUp")}</button></div></form></div>
+<p><a href="${CONSOLE_PREFIX}/sign-in">${t.t("signIn")}</a></p>`,
+    { narrow: true },
+  );
+}
+
+/** The mailed link's page: one button creates the account and its workspace. */
+export function confirmSignUpPage(context: PageContext, input: { token: string; signUp: OpenSignUp }): string {
+  const { t } = context;
+  return layout(
+    context,
+    t.t("confirmSignUpTitle"),
+    html`<p>${t.t("confirmSignUpIntro", { name: input.signUp.name, email: input.signUp.email, agency: input.signUp.agency_name })}</p>
+<div class="card"><form class="stack" method="post" action="${CONSOLE_PREFIX}/sign-up/confirm">${csrfField(context)}
+<input type="hidden" name="token" value="${input.token}">
+<div><button type="submit" class="primary">${t.t("confirmSignUp")}</button></div></form></div>`,
+    { narrow: true },
+  );
+}
