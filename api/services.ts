@@ -1,6 +1,9 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { createPasswordCheckLimiter, type PasswordCheckLimiter } from "../shared/accounts/password-limiter.ts";
+import {
+  createPasswordCheckLimiter,
+  type PasswordCheckLimiter,
+} from "../shared/accounts/password-limiter.ts";
 import { createAuditStack } from "../shared/audit/audit-stack.ts";
 import type { SiteAuditor } from "../shared/audit/auditor.ts";
 import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
@@ -13,6 +16,7 @@ import { migrateToLatest } from "../shared/db/migrate.ts";
 import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
+import { createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import {
   createMetrics,
   instrumentDraftGenerator,
@@ -22,7 +26,6 @@ import {
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import type { OperationServices } from "../shared/operations/operation.ts";
-import { createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";

@@ -227,7 +227,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ["SIGN_IN_ATTEMPTS_PER_ADDRESS", "PASSWORD_FAILURES_PER_ADDRESS"],
   ] as const) {
     if (env[old] !== undefined) {
-      throw new ConfigError(`Invalid configuration:\n  ${old}: renamed ${replacement} (wrong passwords only)`);
+      throw new ConfigError(
+        `Invalid configuration:\n  ${old}: renamed ${replacement} (wrong passwords only)`,
+      );
     }
   }
   if (e.SMTP_URL && !e.MAIL_FROM) {

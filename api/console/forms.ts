@@ -23,7 +23,11 @@ export const signInForm = z.object({ email: typed(320), password: typed(1000), n
 const personName = z.string().trim().min(1).max(200);
 const linkToken = z.string().default("");
 /** A new account from an invite link: the invited address is the link's, never typed. */
-export const inviteNewAccountForm = z.object({ token: linkToken, name: personName, password: z.string().default("") });
+export const inviteNewAccountForm = z.object({
+  token: linkToken,
+  name: personName,
+  password: z.string().default(""),
+});
 /** Accepting an invite as the signed-in account. */
 export const inviteAcceptForm = z.object({ token: linkToken });
 export const forgotPasswordForm = z.object({ email: z.email().max(320) });

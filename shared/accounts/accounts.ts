@@ -85,7 +85,11 @@ export async function changePassword(
   const { db } = deps;
   const problem = passwordProblem(input.next);
   if (problem) throw new ApiError("invalid_request", problem);
-  const account = await db.selectFrom("accounts").selectAll().where("id", "=", input.accountId).executeTakeFirst();
+  const account = await db
+    .selectFrom("accounts")
+    .selectAll()
+    .where("id", "=", input.accountId)
+    .executeTakeFirst();
   if (!account) throw new ApiError("not_found", "No such account.");
   const checked = await deps.passwordLimiter.check(account.email, input.address, async () =>
     (await verifyPassword(input.current, account.password_hash)) ? account : null,

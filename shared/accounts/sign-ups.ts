@@ -83,7 +83,11 @@ export interface OpenSignUp {
 }
 
 /** The sign-up behind a link, or null when it is unknown, confirmed or expired. */
-export async function findOpenSignUp(db: Db, token: string, now: Date = new Date()): Promise<OpenSignUp | null> {
+export async function findOpenSignUp(
+  db: Db,
+  token: string,
+  now: Date = new Date(),
+): Promise<OpenSignUp | null> {
   if (!SIGN_UP_TOKEN_PATTERN.test(token)) return null;
   const row = await db
     .selectFrom("sign_ups")

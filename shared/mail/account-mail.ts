@@ -27,7 +27,8 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
             "Open the link to create your account, or to sign in with the one you have and accept. It works once, for 7 days.",
           ],
           button: "Join the workspace",
-          footer: "If you did not expect this invitation, ignore this mail: nothing happens without the link.",
+          footer:
+            "If you did not expect this invitation, ignore this mail: nothing happens without the link.",
         };
       case "password_reset":
         return {
@@ -109,9 +110,7 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
 };
 
 /** One account mail in the reader's language, as plain text and as HTML with the same words. */
-export function accountMail(
-  input: MailKind & { to: string; language: Language; link: string },
-): AccountMail {
+export function accountMail(input: MailKind & { to: string; language: Language; link: string }): AccountMail {
   const said = words[input.language](input);
   const text = [...said.paragraphs, "", input.link, "", said.footer, ""].join("\n");
   const paragraphs = said.paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join("\n");

@@ -53,7 +53,11 @@ export async function revokeConnectedApp(
 }
 
 /** Every grant any membership of the account approved: after a password change or a reset. */
-export async function revokeAllConnectedApps(db: Db, accountId: string, now: Date = new Date()): Promise<void> {
+export async function revokeAllConnectedApps(
+  db: Db,
+  accountId: string,
+  now: Date = new Date(),
+): Promise<void> {
   await db
     .updateTable("oauth_grants")
     .set({ revoked_at: now })

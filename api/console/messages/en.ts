@@ -105,7 +105,8 @@ export const en = {
   what: "What",
   amount: "Credits",
   changePassword: "Change password",
-  passwordChanged: "Password changed. Your other sessions were signed out and your connected apps disconnected.",
+  passwordChanged:
+    "Password changed. Your other sessions were signed out and your connected apps disconnected.",
   profile: "Profile",
   joinWorkspace: "Join {workspace}",
   joinAs: "You were invited as {email}.",
@@ -147,22 +148,29 @@ export const en = {
   cancelInviteConfirm: "Cancel this invite? Its link stops working at once.",
   inviteCancelled: "The invite was cancelled: its link no longer works.",
   operator: "the operator",
-  mailNotSent: "The mail could not be sent. Nothing was created; try again in a moment, or tell the service operator if it keeps failing.",
+  mailNotSent:
+    "The mail could not be sent. Nothing was created; try again in a moment, or tell the service operator if it keeps failing.",
   tooManyMails: "Too many requests from this address. Wait {minutes} minutes and try again.",
   forgotTitle: "Reset your password",
-  forgotIntro: "Enter your account's address: a link to choose a new password is mailed to it (it works once, for 1 hour).",
+  forgotIntro:
+    "Enter your account's address: a link to choose a new password is mailed to it (it works once, for 1 hour).",
   sendResetLink: "Send the link",
-  resetSent: "If an account has this address, a link to choose a new password is on its way. Check your mailbox.",
-  resetNoMail: "This service sends no mail. Ask the service operator for a reset link: they can make one for your address.",
+  resetSent:
+    "If an account has this address, a link to choose a new password is on its way. Check your mailbox.",
+  resetNoMail:
+    "This service sends no mail. Ask the service operator for a reset link: they can make one for your address.",
   resetInvalid: "This reset link is unknown, used or expired. Ask for a new one.",
   chooseNewPassword: "Choose a new password",
   resetFor: "New password for {email}. Every session is signed out and every connected app disconnected.",
-  passwordReset: "Your password was changed. Your other sessions were signed out and your connected apps disconnected.",
+  passwordReset:
+    "Your password was changed. Your other sessions were signed out and your connected apps disconnected.",
   signUpTitle: "Create your account",
-  signUpIntro: "Your agency gets its own workspace with 10 free credits. A link is mailed to your address: nothing is created until you open it.",
+  signUpIntro:
+    "Your agency gets its own workspace with 10 free credits. A link is mailed to your address: nothing is created until you open it.",
   agencyName: "Agency name",
   signUp: "Sign up",
-  signUpSent: "Check your mailbox: a link is on its way to {email}. Your account and workspace are created when you open it (within 24 hours).",
+  signUpSent:
+    "Check your mailbox: a link is on its way to {email}. Your account and workspace are created when you open it (within 24 hours).",
   disposableAddress: "Use a lasting address: throwaway mail providers are not accepted.",
   signUpInvalid: "This sign-up link is unknown, used or expired. Sign up again.",
   confirmSignUpTitle: "Confirm your sign-up",
@@ -170,7 +178,8 @@ export const en = {
   confirmSignUp: "Create my account",
   accountExistsSignIn: "This address already has an account. Sign in instead.",
   connectedApps: "Connected apps",
-  connectedAppsIntro: "Assistants you approved to use your workspaces. Disconnecting one ends its access at once.",
+  connectedAppsIntro:
+    "Assistants you approved to use your workspaces. Disconnecting one ends its access at once.",
   noConnectedApps: "No connected app. An assistant you approve appears here.",
   app: "App",
   workspace: "Workspace",

@@ -1,10 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
-import {
-  cancelInvite,
-  createInvite,
-  listPendingInvites,
-} from "../../../shared/accounts/invites.ts";
+import { cancelInvite, createInvite, listPendingInvites } from "../../../shared/accounts/invites.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import { removeMember } from "../../../shared/workspaces/members.ts";
 import type { Services } from "../../services.ts";
@@ -84,7 +80,9 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
   app.get("/members/invites/:inviteId/cancel", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     const inviteId = idParam(request, "inviteId");
-    const invite = (await listPendingInvites(db, workspace_id)).find((candidate) => candidate.id === inviteId);
+    const invite = (await listPendingInvites(db, workspace_id)).find(
+      (candidate) => candidate.id === inviteId,
+    );
     if (!invite) throw new PageError(404, "notFound");
     return reply.render((context) =>
       confirmPage(context, {

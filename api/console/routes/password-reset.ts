@@ -1,5 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import { createPasswordReset, findOpenPasswordReset, resetPassword } from "../../../shared/accounts/password-resets.ts";
+import {
+  createPasswordReset,
+  findOpenPasswordReset,
+  resetPassword,
+} from "../../../shared/accounts/password-resets.ts";
 import { ApiError } from "../../../shared/errors.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
@@ -60,7 +64,8 @@ const passwordResetRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
       if (!key || key === "resetInvalid") throw error;
       return reply.render(
-        (context) => resetPasswordPage(context, { token: form.token, email: reset.email, error: context.t.t(key) }),
+        (context) =>
+          resetPasswordPage(context, { token: form.token, email: reset.email, error: context.t.t(key) }),
         400,
       );
     }

@@ -63,7 +63,12 @@ const signInRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       if (error.message !== "wrong_credentials") throw error;
       return reply.render(
         (context) =>
-          signInPage(context, { email: form.email, next, signUpOpen, error: context.t.t("wrongCredentials") }),
+          signInPage(context, {
+            email: form.email,
+            next,
+            signUpOpen,
+            error: context.t.t("wrongCredentials"),
+          }),
         401,
       );
     }

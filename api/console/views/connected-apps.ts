@@ -4,7 +4,10 @@ import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { CONSOLE_PREFIX } from "../paths.ts";
 
 /** The assistants this person connected, in any of their workspaces, each with a Disconnect button. */
-export function connectedAppsPage(context: PageContext, input: { apps: ConnectedApp[]; info?: string }): string {
+export function connectedAppsPage(
+  context: PageContext,
+  input: { apps: ConnectedApp[]; info?: string },
+): string {
   const { t } = context;
   return layout(
     context,
@@ -16,7 +19,9 @@ ${
     ? html`<p class="card empty">${t.t("noConnectedApps")}</p>`
     : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("app")}</th><th scope="col">${t.t("workspace")}</th><th scope="col">${t.t("access")}</th><th scope="col">${t.t("approvedOn")}</th><th scope="col"><span class="visually-hidden">${t.t("disconnect")}</span></th></tr></thead><tbody>
 ${input.apps.map(
-  (app) => html`<tr><td>${app.client_name}</td><td>${app.workspace_name}</td><td>${app.scope}</td><td class="small">${t.date(app.approved_at)}</td>
+  (
+    app,
+  ) => html`<tr><td>${app.client_name}</td><td>${app.workspace_name}</td><td>${app.scope}</td><td class="small">${t.date(app.approved_at)}</td>
 <td><form method="post" action="${CONSOLE_PREFIX}/account/apps/${app.grant_id}/revoke" class="inline-form">${csrfField(context)}<button type="submit" class="danger">${t.t("disconnect")}<span class="visually-hidden"> ${app.client_name}</span></button></form></td></tr>`,
 )}
 </tbody></table></div>`

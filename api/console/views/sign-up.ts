@@ -37,7 +37,10 @@ ${field("language", t.t("consoleLanguage"), html`<select id="language" name="lan
 }
 
 /** The mailed link's page: one button creates the account and its workspace. */
-export function confirmSignUpPage(context: PageContext, input: { token: string; signUp: OpenSignUp }): string {
+export function confirmSignUpPage(
+  context: PageContext,
+  input: { token: string; signUp: OpenSignUp },
+): string {
   const { t } = context;
   return layout(
     context,
