@@ -267,3 +267,36 @@ describe("loadConfig", () => {
     });
   });
 });
+
+describe("account mail and sign-up settings", () => {
+  it("SIGNUP=open needs SMTP_URL, and says so naming it", () => {
+    expect(configError({ SIGNUP: "open" }).message).toContain("SMTP_URL: required when SIGNUP=open");
+    expect(() =>
+      loadConfig({ SIGNUP: "open", SMTP_URL: "smtp://127.0.0.1:2525", MAIL_FROM: "a@b.test" }),
+    ).not.toThrow();
+  });
+
+  it("SMTP_URL needs MAIL_FROM and an smtp(s) URL", () => {
+    expect(configError({ SMTP_URL: "smtp://127.0.0.1:2525" }).message).toContain("MAIL_FROM");
+    expect(configError({ SMTP_URL: "http://127.0.0.1", MAIL_FROM: "a@b.test" }).message).toContain(
+      "SMTP_URL",
+    );
+    expect(loadConfig({ SMTP_URL: "smtps://u:p@mail.test", MAIL_FROM: "a@b.test" }).mail).toEqual({
+      smtpUrl: "smtps://u:p@mail.test",
+      from: "a@b.test",
+    });
+    expect(loadConfig({}).mail).toBeUndefined();
+    expect(loadConfig({}).signUp).toBe("invite");
+  });
+
+  it("refuses the sign-in limits' old names, naming their replacement", () => {
+    expect(configError({ SIGN_IN_ATTEMPTS_PER_ACCOUNT: "5" }).message).toContain(
+      "PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS",
+    );
+    expect(loadConfig({}).passwordFailureLimits).toEqual({
+      perAccountAddress: 10,
+      perAddress: 50,
+      windowSeconds: 900,
+    });
+  });
+});

@@ -17,12 +17,11 @@ export function connectedAppsPage(
 ${
   input.apps.length === 0
     ? html`<p class="card empty">${t.t("noConnectedApps")}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("app")}</th><th scope="col">${t.t("workspace")}</th><th scope="col">${t.t("access")}</th><th scope="col">${t.t("approvedOn")}</th><th scope="col"><span class="visually-hidden">${t.t("disconnect")}</span></th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("app")}</th><th scope="col">${t.t("workspace")}</th><th scope="col">${t.t("approvedOn")}</th></tr></thead><tbody>
 ${input.apps.map(
-  (
-    app,
-  ) => html`<tr><td>${app.client_name}</td><td>${app.workspace_name}</td><td>${app.scope}</td><td class="small">${t.date(app.approved_at)}</td>
-<td><form method="post" action="${CONSOLE_PREFIX}/account/apps/${app.grant_id}/revoke" class="inline-form">${csrfField(context)}<button type="submit" class="danger">${t.t("disconnect")}<span class="visually-hidden"> ${app.client_name}</span></button></form></td></tr>`,
+  (app) => html`<tr><td>${app.client_name}<br><span class="muted small">${t.t("access")}: ${app.scope}</span>
+<form method="post" action="${CONSOLE_PREFIX}/account/apps/${app.grant_id}/revoke">${csrfField(context)}<button type="submit" class="danger">${t.t("disconnect")}<span class="visually-hidden"> ${app.client_name}</span></button></form></td>
+<td>${app.workspace_name}</td><td class="small">${t.date(app.approved_at)}</td></tr>`,
 )}
 </tbody></table></div>`
 }
