@@ -1,4 +1,6 @@
+import type { ListenOptions } from "node:net";
 import closeWithGrace from "close-with-grace";
+import type { FastifyListenOptions } from "fastify";
 import { loadConfigOrExit } from "../shared/config.ts";
 import { StartupError } from "../shared/db/startup.ts";
 import { createLogger } from "../shared/logger.ts";
@@ -36,12 +38,19 @@ const app = await buildApp({ services, logger });
 closeWithGrace({ delay: 60_000, logger }, async ({ err, signal }) => {
   if (err) logger.error({ err }, "shutting down after an error");
   else logger.info({ signal }, "shutting down");
-  await app.close();
+  // The start-up server still serves the connections it accepted (with the app's handlers): it
+  // stops accepting too, and its connections end after their answers, as the app's do.
+  await Promise.all([app.close(), starting.close()]);
   await services.close();
 });
 
-await starting.close();
-await app.listen({ port: starting.port, host: config.host });
+// Fastify hands its listen options to Node's server.listen, reusePort included (not in its types).
+const listenOptions: FastifyListenOptions & Pick<ListenOptions, "reusePort"> = {
+  port: starting.port,
+  host: config.host,
+  reusePort: starting.sharesPort,
+};
+await starting.handOver(app.server, () => app.listen(listenOptions));
 if (config.places.kind === "none") {
   logger.warn(
     "no places provider configured: set GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE to run searches",

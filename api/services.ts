@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   createPasswordCheckLimiter,
@@ -36,7 +36,9 @@ import {
   createRateLimiter,
   type Limiter,
   type RateLimiter,
+  watchRateLimitFallback,
 } from "../shared/rate-limits.ts";
+import { createRedisConnection, logRedisConnection } from "../shared/redis.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
 
 /**
@@ -78,6 +80,9 @@ export interface ServiceOverrides {
   onWaiting?: (what: string) => void;
 }
 
+/** A Redis that hangs (frozen, not down) costs a rate-limit check this much before its fallback. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 /** How often stale consent requests, old codes and never-approved clients are deleted. */
 const OAUTH_CLEANUP_INTERVAL_MS = 10 * 60_000;
 
@@ -99,11 +104,17 @@ export async function createServices(
     db = opened.db;
   }
 
-  // Producers fail fast when Redis is down (BullMQ's advice) so requests answer 503, not hang.
+  // Rate-limit counts fail fast when Redis is away (no offline queue, a command timeout for a
+  // Redis that hangs), so that the limiters answer from this node's own counts at once.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+    ? createRedisConnection(config.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        lazyConnect: false,
+      })
     : undefined;
-  redis?.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+  if (redis) logRedisConnection(redis, logger, "rate limits");
   if (redis && config.redisUrl) {
     const target = `Redis at ${describeUrl(config.redisUrl)}`;
     try {
@@ -140,8 +151,10 @@ export async function createServices(
   }, OAUTH_CLEANUP_INTERVAL_MS);
   cleanupTimer.unref();
 
-  // Every limiter counts in the same store: Redis when configured (shared by all nodes), else memory.
-  const limiterStore = { redis, keyPrefix: overrides.rateLimitKeyPrefix };
+  // Every limiter counts in the same store: Redis when configured (shared by all nodes), else memory;
+  // while Redis is unreachable, in this node's memory (logged and counted by the watcher).
+  const fallback = redis ? watchRateLimitFallback(redis, { logger, metrics }) : undefined;
+  const limiterStore = { redis, keyPrefix: overrides.rateLimitKeyPrefix, fallback };
   const rateLimiter = createRateLimiter({
     readPerMinute: config.rateLimits.readPerMinute,
     searchPerMinute: config.rateLimits.searchPerMinute,
@@ -195,20 +208,36 @@ export async function createServices(
         .flush()
         .catch((error: unknown) => logger.error({ err: error }, "could not record key usage"));
       await auditor.close();
+      fallback?.close();
       redis?.disconnect();
       await opened?.close();
     },
   };
 }
 
-/** With Redis, audits go to the BullMQ workers; without, the worker's own audit stack runs in this process. */
+/**
+ * With Redis, audits go to the BullMQ workers (run here while Redis is unreachable); without, the
+ * worker's own audit stack runs in this process.
+ */
 function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
   if (config.redisUrl) {
-    return createQueueAuditor({ redisUrl: config.redisUrl, prefix: config.queuePrefix, db });
+    // While Redis is away, this node runs the checks itself, at most `fallbackConcurrency` at once
+    // (the analysis threads start with the first such audit; most nodes never start them).
+    return createQueueAuditor({
+      redisUrl: config.redisUrl,
+      prefix: config.queuePrefix,
+      db,
+      whileRedisIsAway: createLocalAuditor(config, db, metrics, config.audit.fallbackConcurrency),
+    });
   }
+  return createLocalAuditor(config, db, metrics, config.audit.concurrency);
+}
+
+/** The worker's own audit stack, run in this process. */
+function createLocalAuditor(config: Config, db: Db, metrics: Metrics, concurrency: number): SiteAuditor {
   const stack = createAuditStack(config, { db, metrics }, { lazyPool: true });
   const auditor = createInProcessAuditor(stack.run, {
-    concurrency: config.audit.concurrency,
+    concurrency,
     confirmAfterMs: config.audit.unreachableRetryMs,
     onQueueWait: (seconds) => metrics.auditQueueWait(seconds),
   });

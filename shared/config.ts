@@ -82,6 +82,7 @@ const configSchema = z.object({
     }
     return z.NEVER;
   }),
+  AUDIT_FALLBACK_CONCURRENCY: positiveInt(50),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
@@ -171,6 +172,8 @@ export interface Config {
     unreachableRetryMs: number;
     /** PEM certificate authorities the homepage fetcher trusts besides the system's (AUDIT_CA_FILE). */
     extraCa: string | undefined;
+    /** Distributed mode: audits an API node runs itself, at most, while Redis is unreachable. */
+    fallbackConcurrency: number;
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
@@ -290,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       jobLockMs: e.AUDIT_JOB_LOCK_MS,
       unreachableRetryMs: e.AUDIT_UNREACHABLE_RETRY_MS,
       extraCa: e.AUDIT_CA_FILE,
+      fallbackConcurrency: e.AUDIT_FALLBACK_CONCURRENCY,
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },

@@ -39,9 +39,18 @@ export const MAX_LOGGED_TEXT = 300;
 const CREDENTIAL_LIKE =
   /\b(?:sk|pk|rk|ldk|ldat|ldrt)[-_][A-Za-z0-9_-]{6,}|\bBearer\s+\S+|\bAIza[0-9A-Za-z_-]{20,}|[A-Za-z0-9+/_-]{32,}={0,2}/g;
 
+/**
+ * An audit job id (`audit-` and 32 hex digits of a hash of the place and its URL: shared/audit/
+ * queue.ts): long enough to look like a credential, but no secret, and what ties BullMQ's error
+ * lines ("Missing lock for job audit-...") to the job; kept readable.
+ */
+const AUDIT_JOB_ID = /^audit-[0-9a-f]{32}$/;
+
 /** Credentials replaced, then cut to `max` characters. */
 export function scrubText(text: string, max = MAX_LOGGED_TEXT): string {
-  const scrubbed = text.replace(CREDENTIAL_LIKE, "[redacted]");
+  const scrubbed = text.replace(CREDENTIAL_LIKE, (match) =>
+    AUDIT_JOB_ID.test(match) ? match : "[redacted]",
+  );
   return scrubbed.length > max ? `${scrubbed.slice(0, max)}…[truncated]` : scrubbed;
 }
 

@@ -13,6 +13,7 @@ import type { AuditTarget } from "./audit/audit-site.ts";
 import type { SiteAudit } from "./audit/types.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./drafting/generator.ts";
 import type { PlaceCandidate, PlacesProvider, SearchTextOptions, TextSearchQuery } from "./places/types.ts";
+import type { RateLimitFallbackMetrics } from "./rate-limits.ts";
 
 export const METRICS_PREFIX = "leadapi_";
 
@@ -80,7 +81,8 @@ export interface Metrics
     DraftMetrics,
     AuditJobMetrics,
     PlacesCallMetrics,
-    LlmCallMetrics {
+    LlmCallMetrics,
+    RateLimitFallbackMetrics {
   readonly registry: Registry;
   /** The Content-Type of `scrape()`'s text. */
   readonly contentType: string;
@@ -99,6 +101,8 @@ export interface Metrics
   readonly searchesTruncatedByBudget: Counter;
   readonly placesRequestDuration: Histogram<"outcome">;
   readonly llmRequestDuration: Histogram<"outcome">;
+  readonly rateLimitFallbackGauge: Gauge;
+  readonly rateLimitChecksInMemory: Counter;
   /** `route` is the route pattern (`/v1/leads/:id`), never the raw URL. */
   httpRequestFinished(method: string, route: string, statusCode: number, seconds: number): void;
   /**
@@ -254,6 +258,17 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     registers,
   });
 
+  const rateLimitFallbackGauge = new Gauge({
+    name: `${METRICS_PREFIX}rate_limit_fallback_active`,
+    help: "1 while Redis is unreachable and this node counts rate and cost limits in its own memory (limits per node)",
+    registers,
+  });
+  const rateLimitChecksInMemory = new Counter({
+    name: `${METRICS_PREFIX}rate_limit_checks_in_memory_total`,
+    help: "Rate and cost limit checks answered from this node's memory because Redis was unreachable",
+    registers,
+  });
+
   // Known label values start at 0, so that rate() and ratios work from the first event.
   for (const operation of CREDIT_OPERATIONS) creditsSpent.inc({ operation }, 0);
   for (const outcome of SEARCH_OUTCOMES) searches.inc({ outcome }, 0);
@@ -263,6 +278,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   for (const outcome of AUDIT_JOB_OUTCOMES) auditJobs.inc({ outcome }, 0);
   for (const result of ["hit", "miss"]) auditCacheLookupsTotal.inc({ result }, 0);
   searchesTruncatedByBudget.inc(0);
+  rateLimitChecksInMemory.inc(0);
 
   return {
     registry,
@@ -282,6 +298,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     searchesTruncatedByBudget,
     placesRequestDuration,
     llmRequestDuration,
+    rateLimitFallbackGauge,
+    rateLimitChecksInMemory,
+    rateLimitFallbackActive(active) {
+      rateLimitFallbackGauge.set(active ? 1 : 0);
+    },
+    rateLimitCheckInMemory() {
+      rateLimitChecksInMemory.inc();
+    },
     httpRequestFinished(method, route, statusCode, seconds) {
       httpRequestDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
     },

@@ -1,5 +1,10 @@
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import {
+  type IRateLimiterOptions,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
 import { ApiError } from "./errors.ts";
 
 /** Per API key (an OAuth token counts against the key that approved its grant). */
@@ -38,6 +43,102 @@ export interface LimiterStore {
   redis?: Redis | undefined;
   /** Namespaces the Redis keys (tests isolate themselves with it). */
   keyPrefix?: string | undefined;
+  /** Told of every check answered from this process's counts because Redis failed. */
+  fallback?: RateLimitFallback | undefined;
+}
+
+export interface RateLimitFallback {
+  answeredInMemory(): void;
+}
+
+/**
+ * The insurance of a Redis limiter (rate-limiter-flexible's `insuranceLimiter`): the same window
+ * counted in this process's memory, used for any check whose Redis command failed. It reports
+ * each such check, so that the fallback is logged and counted.
+ */
+class FallbackMemoryLimiter extends RateLimiterMemory {
+  readonly #report: () => void;
+  constructor(options: IRateLimiterOptions, report: () => void) {
+    super(options);
+    this.#report = report;
+  }
+  override consume(...args: Parameters<RateLimiterMemory["consume"]>) {
+    this.#report();
+    return super.consume(...args);
+  }
+  override get(...args: Parameters<RateLimiterMemory["get"]>) {
+    this.#report();
+    return super.get(...args);
+  }
+}
+
+/** What the fallback reports (shared/metrics.ts implements it). */
+export interface RateLimitFallbackMetrics {
+  /** 1 while this node counts in memory, 0 once it counts in Redis again. */
+  rateLimitFallbackActive(active: boolean): void;
+  /** One check answered from this node's memory. */
+  rateLimitCheckInMemory(): void;
+}
+
+/** How often, while counting in memory, the node asks Redis whether it answers again. */
+const FALLBACK_PROBE_MS = 250;
+
+/**
+ * Watches the limiters' Redis: the first check answered in memory starts the fallback (one warning
+ * line, the gauge at 1); Redis ready again (a reconnection, or a PING answered for a Redis that had
+ * only stopped answering) ends it (one line with its duration and the checks it answered, the gauge
+ * at 0).
+ */
+export function watchRateLimitFallback(
+  redis: Redis,
+  report: {
+    logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+    metrics?: RateLimitFallbackMetrics;
+  },
+): RateLimitFallback & { readonly active: boolean; close(): void } {
+  let since: number | undefined;
+  let checks = 0;
+  let probe: NodeJS.Timeout | undefined;
+  const end = () => {
+    if (since === undefined) return;
+    report.logger.info(
+      { duration_ms: Date.now() - since, checks_in_memory: checks },
+      "rate limits: Redis answers again; counting in Redis, shared by every node",
+    );
+    since = undefined;
+    checks = 0;
+    clearInterval(probe);
+    probe = undefined;
+    report.metrics?.rateLimitFallbackActive(false);
+  };
+  const onReady = () => end();
+  redis.on("ready", onReady);
+  report.metrics?.rateLimitFallbackActive(false);
+  return {
+    get active() {
+      return since !== undefined;
+    },
+    answeredInMemory() {
+      checks += 1;
+      report.metrics?.rateLimitCheckInMemory();
+      if (since !== undefined) return;
+      since = Date.now();
+      report.logger.warn(
+        { redis_status: redis.status },
+        "rate limits: Redis unreachable; counting in this node's memory (limits per node) until it answers",
+      );
+      report.metrics?.rateLimitFallbackActive(true);
+      probe = setInterval(() => {
+        if (redis.status !== "ready") return;
+        redis.ping().then(end, () => {});
+      }, FALLBACK_PROBE_MS);
+      probe.unref();
+    },
+    close() {
+      clearInterval(probe);
+      redis.off("ready", onReady);
+    },
+  };
 }
 
 export function createLimiter<Bucket extends string>(
@@ -49,11 +150,17 @@ export function createLimiter<Bucket extends string>(
   for (const bucket of Object.keys(limits) as Bucket[]) {
     const { points, windowSeconds } = limits[bucket];
     const settings = { points, duration: windowSeconds, keyPrefix: `${prefix}:${bucket}` };
-    // Without insurance the Redis limiter rejects with the store's error, which becomes a 503.
+    // While Redis is unreachable (not "ready", or a command that failed), each check is answered
+    // by this node's own count of the same window: limits are then per node, never a 503.
     limiters.set(
       bucket,
       store.redis
-        ? new RateLimiterRedis({ ...settings, storeClient: store.redis, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            ...settings,
+            storeClient: store.redis,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new FallbackMemoryLimiter(settings, () => store.fallback?.answeredInMemory()),
+          })
         : new RateLimiterMemory(settings),
     );
   }

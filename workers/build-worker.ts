@@ -1,5 +1,4 @@
 import { Queue, UnrecoverableError, Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { confirmationOf } from "../shared/audit/audit-site.ts";
 import { createAuditStack } from "../shared/audit/audit-stack.ts";
@@ -12,6 +11,7 @@ import {
 import type { Config } from "../shared/config.ts";
 import { describeUrl, openDatabase, waitFor } from "../shared/db/startup.ts";
 import { createMetrics } from "../shared/metrics.ts";
+import { createRedisConnection, logRedisConnection, REDIS_RECONNECT_MAX_MS } from "../shared/redis.ts";
 import { startWorkerMetricsServer, type WorkerMetricsServer } from "./metrics-server.ts";
 
 /** How often a worker looks for jobs whose worker died, at most (see `stalledCheckMs`). */
@@ -43,8 +43,8 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     throw new Error("the audit worker needs REDIS_URL and DATABASE_URL");
   }
   // Workers block on Redis: BullMQ requires maxRetriesPerRequest null on their connection.
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+  const connection = createRedisConnection(redisUrl, { maxRetriesPerRequest: null });
+  logRedisConnection(connection, logger, "audit worker");
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
     database = await openDatabase(config, logger);
@@ -59,7 +59,7 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
   const stack = createAuditStack(config, { db, metrics });
   // Second attempts of site_unreachable checks are queued from here, on a connection of their own
   // that fails fast (the worker's own blocks): a lost one leaves the first attempt's failed audit.
-  const producer = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const producer = createRedisConnection(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   producer.on("error", () => {});
   const secondAttempts = new Queue<AuditJob>(SITE_AUDIT_QUEUE, {
     connection: producer,
@@ -121,6 +121,9 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
         lockDuration: config.audit.jobLockMs,
         stalledInterval: stalledCheckMs(config.audit.jobLockMs),
         maxStalledCount: 2,
+        // A fetch of the next job that failed on a lost connection is retried after this (BullMQ's
+        // default is 15 s): the worker takes jobs again as soon as its connection is back.
+        runRetryDelay: REDIS_RECONNECT_MAX_MS,
       },
     );
     worker.on("error", (error) => logger.error({ err: error }, "worker error"));

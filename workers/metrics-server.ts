@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { readQueueCounts, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
 import type { Metrics } from "../shared/metrics.ts";
+import { createRedisConnection } from "../shared/redis.ts";
 
 export interface WorkerMetricsOptions {
   metrics: Metrics;
@@ -27,7 +27,10 @@ export interface WorkerMetricsServer {
  */
 export async function startWorkerMetricsServer(options: WorkerMetricsOptions): Promise<WorkerMetricsServer> {
   const { metrics, logger } = options;
-  const connection = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const connection = createRedisConnection(options.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
   connection.on("error", () => {});
   const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix: options.queuePrefix });
   queue.on("error", () => {});

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { AuditQueueCounts } from "../metrics.ts";
+import { createRedisConnection } from "../redis.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import { readCurrentAudits } from "./cache.ts";
@@ -130,10 +131,22 @@ export async function queueSecondAttempt(queue: Queue, target: AuditTarget, dela
  * Distributed mode: enqueue one BullMQ job per place (job id from place and URL), wait for it until
  * the deadline, and answer with the audit the job returned (the one the worker stored in the cache).
  */
-export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAuditor & { queue: Queue } {
+export function createQueueAuditor(
+  settings: QueueSettings & {
+    db: Db;
+    /**
+     * Runs a check in this process while Redis is unreachable (no job can be queued or heard of).
+     * Unset: such a check answers null at once, and the search says `truncated`.
+     */
+    whileRedisIsAway?: SiteAuditor;
+  },
+): SiteAuditor & { queue: Queue } {
   // Producers fail fast when Redis is away (BullMQ's production advice) instead of queueing commands.
-  const producer = new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  const listener = new Redis(settings.redisUrl, { maxRetriesPerRequest: null });
+  const producer = createRedisConnection(settings.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  const listener = createRedisConnection(settings.redisUrl, { maxRetriesPerRequest: null });
   producer.on("error", () => {});
   listener.on("error", () => {});
   const queue = new Queue<AuditJob>(SITE_AUDIT_QUEUE, { connection: producer, prefix: settings.prefix });
@@ -154,6 +167,11 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
         url: target.url,
         country: target.country,
       });
+      // Redis unreachable: no job can be queued, or its end heard of. The check runs in this
+      // process (bounded), or answers like a check that ran out of budget, so the search says
+      // `truncated` instead of leaving the place out as if it had been checked and did not match.
+      const withoutRedis = () => settings.whileRedisIsAway?.audit(target, deadline, options) ?? null;
+      if (producer.status !== "ready" || listener.status !== "ready") return withoutRedis();
       await ready;
       let job: Awaited<ReturnType<typeof queue.add>>;
       try {
@@ -164,10 +182,7 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
           priority: Math.min(MAX_PRIORITY, 1 + (options?.rank ?? 0)),
         });
       } catch {
-        // Redis unreachable (the producer fails fast): the check cannot run for this search. Answer
-        // like a check that ran out of budget, so the search says `truncated` instead of leaving
-        // the place out as if it had been checked and did not match.
-        return null;
+        return withoutRedis(); // the producer fails fast when the connection is lost
       }
       let result: unknown;
       for (let retried = false; ; retried = true) {
@@ -209,6 +224,7 @@ export function createQueueAuditor(settings: QueueSettings & { db: Db }): SiteAu
       clearTimeout(timer);
       producer.disconnect();
       listener.disconnect();
+      await settings.whileRedisIsAway?.close();
     },
   };
 }

@@ -635,9 +635,10 @@ describe("Redis restarted during a live-filter search", () => {
     expect(await balanceOf(t.database.db, ws.workspaceId)).toBe(6);
   });
 
-  it("says truncated (or fails) when Redis is down at the moment the checks are enqueued", async () => {
+  it("runs the check in the API process when Redis is down at the moment the checks are enqueued", async () => {
     sites.set("/q-old", { html: OLD_HOMEPAGE });
-    places.setPlaces("glazier in Springfield", [place("q-old", sites.url("/q-old"))]);
+    const url = sites.url("/q-old");
+    places.setPlaces("glazier in Springfield", [place("q-old", url)]);
     const ws = await createWorkspace(t.app);
     const asked = places.requests.length;
     // The places provider answers slowly: Redis goes away between the rate limit and the enqueue.
@@ -650,22 +651,27 @@ describe("Redis restarted during a live-filter search", () => {
       const first = await pending;
       expect(Date.now() - started).toBeLessThan(budgetMs + 1_500);
       await redis.start();
-      if (first.statusCode === 200) {
-        // The site was never checked: the answer must not claim to be complete.
-        expect(first.json()).toMatchObject({ results: [], credits_spent: 0, truncated: true });
-      } else {
-        expect(first.statusCode, first.body).toBeGreaterThanOrEqual(500);
-      }
-      expect(await chargedPlaces(t.database.db, ws.workspaceId)).toEqual([]);
+      // No job could be queued: the API node audited the site itself, and the answer is complete.
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json()).toMatchObject({ truncated: false, credits_spent: 1 });
+      expect(ids(first.json())).toEqual(["q-old"]);
+      expect(sites.hits("/q-old")).toBe(1);
+      expect(
+        worker
+          .linesWith("audit finished")
+          .filter((line) => line.json?.job_id === auditJobId({ placeId: "q-old", url })),
+      ).toHaveLength(0);
     } finally {
       places.setDelay(0);
     }
 
+    // Once Redis is back, the audit it cached serves the next search (nothing charged twice).
     await waitForApiRedisClients(t);
     const second = await search(t, ws, "glazier", { not_mobile_friendly: true });
     expect(second.statusCode, second.body).toBe(200);
-    expect(second.json()).toMatchObject({ truncated: false, credits_spent: 1 });
+    expect(second.json()).toMatchObject({ truncated: false, credits_spent: 0 });
     expect(ids(second.json())).toEqual(["q-old"]);
+    expect(sites.hits("/q-old")).toBe(1);
     expect(await balanceOf(t.database.db, ws.workspaceId)).toBe(9);
   });
 });

@@ -25,7 +25,7 @@ interface ComposeService {
   network_mode?: string;
 }
 
-let compose: { services: Record<string, ComposeService> };
+let compose: { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
 let composeText: string;
 let dockerfile: DockerfileModel;
 let caddyfile: string;
@@ -193,8 +193,14 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("keeps Redis from evicting BullMQ's keys", () => {
-    expect(service("redis").command?.join(" ")).toContain("--maxmemory-policy noeviction");
+  it("keeps Redis from evicting BullMQ's keys, and its queued jobs across a restart (AOF on a volume)", () => {
+    const redis = service("redis");
+    const command = redis.command?.join(" ") ?? "";
+    expect(command).toContain("--maxmemory-policy noeviction");
+    expect(command).toContain("--appendonly yes");
+    // The append-only file lives in /data (the image's working directory), on a named volume.
+    expect(redis.volumes ?? []).toContain("redisdata:/data");
+    expect(Object.keys(compose.volumes ?? {})).toContain("redisdata");
   });
 
   it("scrapes every api and worker replica and provisions the dashboard from docs/grafana", async () => {

@@ -7,7 +7,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { Deployment } from "kubernetes-models/apps/v1";
+import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { Job } from "kubernetes-models/batch/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
@@ -28,6 +28,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/Secret": Secret,
   "v1/Service": Service,
   "apps/v1/Deployment": Deployment,
+  "apps/v1/StatefulSet": StatefulSet,
   "batch/v1/Job": Job,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
@@ -230,6 +231,42 @@ describe("deploy/kubernetes", () => {
       expect(Object.keys(secretExample.stringData ?? {})).toContain(key);
     }
     expect(kustomization.resources).not.toContain("secret.example.yaml");
+  });
+
+  it("runs Redis with an append-only file on a volume and noeviction, behind the Service REDIS_URL names", () => {
+    const redis = find("StatefulSet", "redis");
+    const pod = redis.spec.template.spec;
+    const container = onlyContainer(redis);
+    const args = (container.args ?? []).join(" ");
+    expect(args).toContain("--appendonly yes");
+    expect(args).toContain("--maxmemory-policy noeviction");
+    // noeviction only refuses writes below a maxmemory; without one the container is killed instead.
+    expect(args).toMatch(/--maxmemory \d+mb/);
+    const dir = /--dir (\S+)/.exec(args)?.[1];
+    const mount = (
+      container as Container & { volumeMounts?: { name: string; mountPath: string }[] }
+    ).volumeMounts?.find((volume) => volume.mountPath === dir);
+    expect(mount, "the append-only file's folder is a mounted volume").toBeDefined();
+    expect(
+      (redis.spec.volumeClaimTemplates as { metadata: { name: string } }[]).map(
+        (claim) => claim.metadata.name,
+      ),
+    ).toContain(mount?.name);
+    expect(pod.securityContext?.runAsNonRoot).toBe(true);
+    for (const kind of ["requests", "limits"] as const) {
+      expect(container.resources?.[kind]?.memory, `redis ${kind}.memory`).toBeTruthy();
+    }
+    // The Service selects the Redis pod, on the host and port of the example Secret's REDIS_URL.
+    const service = find("Service", "redis");
+    expect(selects(service.spec.selector, redis.spec.template.metadata.labels)).toBe(true);
+    const url = new URL(secretExample.stringData?.REDIS_URL ?? "");
+    expect(url.hostname).toBe(service.metadata.name);
+    expect(Number(url.port)).toBe(service.spec.ports[0].port);
+    expect(container.ports?.map((port) => port.name)).toContain(service.spec.ports[0].targetPort);
+    // The app's Service selects the API pods only, not Redis.
+    expect(selects(find("Service", "lead-api").spec.selector, redis.spec.template.metadata.labels)).toBe(
+      false,
+    );
   });
 
   it("autoscales workers on the outstanding-jobs metric that the adapter rule produces", async () => {

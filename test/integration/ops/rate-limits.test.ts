@@ -2,7 +2,8 @@
  * Rate limits as DESIGN.md decides them: per key, one bucket shared by list, single lead, credits
  * and draft, one bucket for search; 429 `rate_limited` with `Retry-After: 60` and `RateLimit-*`
  * headers on every limited response; counted in Redis when REDIS_URL is set, so that every API
- * node shares one count; in memory otherwise; 503 `rate_limit_unavailable` when Redis is away.
+ * node shares one count; in memory otherwise; while Redis is away, in each node's memory (the
+ * limit holds per node, the fallback shows in the metrics), and in Redis again once it is back.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
@@ -222,28 +223,50 @@ describe("several API nodes", () => {
     }
   });
 
-  it("answer 503 rate_limit_unavailable when Redis is unreachable, and let nothing through", async () => {
+  it("fall back to the node's own counts while Redis is unreachable, and go back to Redis when it returns", async () => {
     const redis = await createOwnedRedis();
     await redis.start();
-    const down = await startNode(t, { ...LIMITS, REDIS_URL: redis.url, QUEUE_PREFIX: "rl_down" });
-    await redis.stop();
+    const prefix = unique("rl-away");
+    const node = await startNode(t, { ...LIMITS, REDIS_URL: redis.url, QUEUE_PREFIX: "rl_away" }, prefix);
+    const scrape = async () => (await node.app.inject({ url: "/metrics" })).body;
+    const sample = (text: string, name: string) =>
+      Number(new RegExp(`^leadapi_${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
     try {
-      const ws = await createWorkspace(down.app);
-      for (let i = 0; i < READ + 1; i += 1) {
-        for (const response of [await credits(down.app, ws.auth), await badSearch(down.app, ws.auth)]) {
-          expect(response.statusCode, response.body).toBe(503);
-          expect(response.json()).toEqual({
-            error: { code: "rate_limit_unavailable", message: expect.any(String) },
-          });
-          expect(response.headers["retry-after"]).toBeUndefined();
-        }
+      const ws = await createWorkspace(node.app);
+      expect(sample(await scrape(), "rate_limit_fallback_active")).toBe(0);
+      await redis.stop();
+      // The limit still holds, counted by this node alone: no 503, the same headers.
+      for (let i = 1; i <= READ; i += 1) {
+        const response = await credits(node.app, ws.auth);
+        expect(response.statusCode, response.body).toBe(200);
+        expectLimitHeaders(response, READ, READ - i);
       }
-      // Authentication still comes first.
-      expect((await credits(down.app, {})).statusCode).toBe(401);
-      // Routes without a limit are unaffected.
-      expect((await down.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+      expectRateLimited(await credits(node.app, ws.auth), READ);
+      expect((await badSearch(node.app, ws.auth)).statusCode).toBe(400);
+      const during = await scrape();
+      expect(sample(during, "rate_limit_fallback_active")).toBe(1);
+      expect(sample(during, "rate_limit_checks_in_memory_total")).toBeGreaterThanOrEqual(READ + 2);
+      // Authentication still comes first; routes without a limit are unaffected.
+      expect((await credits(node.app, {})).statusCode).toBe(401);
+      expect((await node.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+
+      await redis.start();
+      for (let tries = 0; sample(await scrape(), "rate_limit_fallback_active") !== 0; tries += 1) {
+        if (tries > 100) throw new Error("the node did not go back to Redis within 10 s");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // A new key's count is in Redis again (the restarted Redis is empty: the window starts over).
+      const other = await createWorkspace(node.app);
+      expectLimitHeaders(await credits(node.app, other.auth), READ, READ - 1);
+      const inspector = new Redis(redis.url);
+      try {
+        expect(await inspector.keys(`${prefix}:read:*`)).toHaveLength(1);
+      } finally {
+        inspector.disconnect();
+      }
     } finally {
-      await down.close();
+      await node.close();
+      await redis.stop();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_LOGGED_TEXT, serializeError } from "../../../shared/logger.ts";
+import { auditJobId } from "../../../shared/audit/queue.ts";
+import { MAX_LOGGED_TEXT, scrubText, serializeError } from "../../../shared/logger.ts";
 
 describe("error logging", () => {
   it("drops a database error's parameter values (emails, names), keeps its message", () => {
@@ -35,5 +36,18 @@ describe("error logging", () => {
       expect(text).not.toContain("sk-proj-");
       expect(text.length).toBeLessThanOrEqual(MAX_LOGGED_TEXT + 20);
     }
+  });
+
+  it("keeps audit job ids readable (no secret; they tie BullMQ's errors to a job), still scrubs keys", () => {
+    const jobId = auditJobId({ placeId: "ChIJ-place", url: "https://plumber.example/" });
+    const key = `ldk_${"Q7x".repeat(12)}`;
+    const error = new Error(`Missing lock for job ${jobId}. moveToFinished; key ${key}`);
+    const logged = serializeError(error) as { message: string; stack: string };
+    for (const text of [logged.message, logged.stack.split("\n")[0] ?? ""]) {
+      expect(text).toContain(jobId);
+      expect(text).not.toContain(key);
+    }
+    // Only the exact shape: a longer token that starts the same way is still scrubbed.
+    expect(scrubText(`${jobId}0123456789abcdef`)).toBe("[redacted]");
   });
 });
