@@ -9,7 +9,9 @@
  * pool. The ratio says how many bare parses one analysis costs. The contact email's cost is
  * measured in the same run: the pool and the in-process analysis are timed with it and without it
  * (the baseline, `findContactEmail: false`), in alternating rounds so that load from other
- * processes falls on both alike. About 30 s with the defaults.
+ * processes falls on both alike. The parked-domain check's cost is measured the same way (baseline
+ * `findParkedDomain: false`, the analysis before it existed), as cost per page. About 45 s with the
+ * defaults.
  */
 
 import { readdir, readFile } from "node:fs/promises";
@@ -46,7 +48,10 @@ const bodies = await Promise.all(
 const decodedPages = bodies.map((body) => decodeHtml(body, "text/html"));
 const corpusBytes = bodies.reduce((total, body) => total + body.byteLength, 0);
 
-function taskInput(index: number, findContactEmail = true): AnalyzeInput {
+/** What a baseline leaves out of the analysis: the contact email, or the parked-domain check. */
+type Baseline = "contact_email" | "parked_domain";
+
+function taskInput(index: number, findContactEmail = true, without?: Baseline): AnalyzeInput {
   const body = bodies[index % bodies.length]!;
   // A fresh copy per task: the pool moves (transfers) the buffer it is given, as with a fetched body.
   return {
@@ -55,7 +60,8 @@ function taskInput(index: number, findContactEmail = true): AnalyzeInput {
     url: "http://127.0.0.1/",
     country: "CA",
     now: NOW,
-    findContactEmail,
+    findContactEmail: findContactEmail && without !== "contact_email",
+    findParkedDomain: without !== "parked_domain",
   };
 }
 
@@ -177,6 +183,33 @@ try {
   );
   console.log(
     `  in process, CPU time:       ${format(inProcessCpuRates.without)} / ${format(inProcessCpuRates.with)} pages/CPU-s  (${percent(inProcessCpuRates)})`,
+  );
+
+  // The parked-domain check (issue 24): "before" is the analysis as it was without it, "after" the
+  // analysis as it runs now; the per-page cost must stay within 5% of before.
+  const withoutParking = (full: boolean) => (full ? undefined : ("parked_domain" as const));
+  const parkingPool = await alternate(ROUNDS, (full) =>
+    measurePool(poolSeconds / ROUNDS, (input) =>
+      pool.analyze({ ...input, findParkedDomain: withoutParking(full) === undefined }),
+    ),
+  );
+  const parkingCpu = await alternate(ROUNDS, (full) =>
+    measureInProcessCpu(singleThreadSeconds / ROUNDS, (index) =>
+      analyzeTask(taskInput(index, true, withoutParking(full))),
+    ),
+  );
+  const costMs = (pagesPerSecond: number) => (1000 / pagesPerSecond).toFixed(3);
+  // Cost per page is 1 / rate: after / before - 1 = without / with - 1 (positive: dearer now).
+  const costChange = (rates: { without: number; with: number }) => {
+    const change = (rates.without / rates.with - 1) * 100;
+    return `${change >= 0 ? "+" : ""}${change.toFixed(1)}%`;
+  };
+  console.log(`parked-domain check, same run (best of ${ROUNDS} alternating rounds; cost per page):`);
+  console.log(
+    `  pool, per page, before / after:        ${costMs(parkingPool.without / threads)} / ${costMs(parkingPool.with / threads)} ms per thread  (${costChange(parkingPool)})`,
+  );
+  console.log(
+    `  in process, CPU per page, before / after: ${costMs(parkingCpu.without)} / ${costMs(parkingCpu.with)} ms  (${costChange(parkingCpu)})`,
   );
 } finally {
   await pool.close();

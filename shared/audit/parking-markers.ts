@@ -121,7 +121,11 @@ function parkingServiceIn(url: string): string | null {
   return null;
 }
 
+/** Every wording above holds one of these: text without any is skipped at the cost of one scan. */
+const MAY_HOLD_A_WORDING = /domain|parked|for sale|vendre|en vente/i;
+
 function forSaleWordingIn(text: string): string | null {
+  if (!MAY_HOLD_A_WORDING.test(text)) return null;
   const collapsed = text.replace(/\s+/g, " ").replace(/[’‘]/g, "'");
   for (const wording of FOR_SALE_WORDINGS) {
     const match = wording.exec(collapsed);

@@ -483,7 +483,6 @@ function elementsNamed(page: PageIndex, name: string): HtmlElement[] {
 // ---------------------------------------------------------------------------------------------
 // Parked domain
 
-const HEADLINE_ELEMENTS = new Set(["title", "h1", "h2"]);
 const MAX_HEADLINES = 10;
 
 /** The page's parking evidence (parking-markers.ts reads it), or null: one pass over the elements. */
@@ -491,16 +490,26 @@ function findParkedDomain(page: PageIndex): string | null {
   const structuralUrls: string[] = [];
   const headlines: string[] = [];
   for (const element of page.elements) {
-    const { name, attribs } = element;
-    if (HEADLINE_ELEMENTS.has(name)) {
-      if (headlines.length < MAX_HEADLINES) headlines.push(truncate(DomUtils.textContent(element), 300));
-    } else if (name === "script" || name === "iframe" || name === "frame") {
-      if (attribs.src !== undefined) structuralUrls.push(attribs.src);
-    } else if (name === "form") {
-      if (attribs.action !== undefined) structuralUrls.push(attribs.action);
-    } else if (name === "meta" && attribs["http-equiv"]?.toLowerCase() === "refresh") {
-      const target = /url\s*=\s*['"]?([^'"\s]+)/i.exec(attribs.content ?? "")?.[1];
-      if (target !== undefined) structuralUrls.push(target);
+    switch (element.name) {
+      case "title":
+      case "h1":
+      case "h2":
+        if (headlines.length < MAX_HEADLINES) headlines.push(DomUtils.textContent(element).slice(0, 300));
+        break;
+      case "script":
+      case "iframe":
+      case "frame":
+        if (element.attribs.src !== undefined) structuralUrls.push(element.attribs.src);
+        break;
+      case "form":
+        if (element.attribs.action !== undefined) structuralUrls.push(element.attribs.action);
+        break;
+      case "meta":
+        if (element.attribs["http-equiv"]?.toLowerCase() === "refresh") {
+          const target = /url\s*=\s*['"]?([^'"\s]+)/i.exec(element.attribs.content ?? "")?.[1];
+          if (target !== undefined) structuralUrls.push(target);
+        }
+        break;
     }
   }
   const marker = findParking({

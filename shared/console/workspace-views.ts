@@ -59,6 +59,10 @@ export interface LeadWithEvidence extends LeadDetail {
   signals: AuditSignals | null;
   evidence: AuditEvidence | null;
   audit_failure: string | null;
+  /** The pitch facts the fetch itself showed, failed audits included (a site down twice); null: never audited. */
+  pitch: Pick<AuditSignals, "site_unreachable" | "parked_domain" | "social_profile_only" | "no_https"> | null;
+  /** Their evidence (attempts, parking marker, profile host, https check), failed audits included. */
+  pitch_evidence: AuditEvidence | null;
 }
 
 async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvidence[]> {
@@ -75,6 +79,15 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
       signals,
       evidence: audit?.outcome === "ok" ? audit.evidence : null,
       audit_failure: audit?.outcome === "failed" ? audit.failure : null,
+      pitch: audit
+        ? {
+            site_unreachable: audit.signals.site_unreachable ?? null,
+            parked_domain: audit.signals.parked_domain ?? null,
+            social_profile_only: audit.signals.social_profile_only ?? null,
+            no_https: audit.signals.no_https ?? null,
+          }
+        : null,
+      pitch_evidence: audit ? audit.evidence : null,
     };
   });
 }

@@ -10,6 +10,10 @@ function flagBadges(t: Translator, lead: LeadWithEvidence): SafeHtml {
   if (lead.no_website_flag) badges.push(t.t("noWebsite"));
   if (lead.not_mobile_friendly_flag) badges.push(t.t("notMobileFriendly"));
   if (lead.outdated_website_flag) badges.push(t.t("outdatedWebsite"));
+  if (lead.pitch?.site_unreachable) badges.push(t.t("siteUnreachable"));
+  if (lead.pitch?.parked_domain) badges.push(t.t("parkedDomain"));
+  if (lead.pitch?.social_profile_only) badges.push(t.t("socialProfileOnly"));
+  if (lead.pitch?.no_https) badges.push(t.t("noHttps"));
   if (badges.length === 0 && lead.website !== null && lead.signals === null) {
     return html`<span class="muted small">${t.t("notChecked")}</span>`;
   }
@@ -19,10 +23,10 @@ function flagBadges(t: Translator, lead: LeadWithEvidence): SafeHtml {
 /** The audit's evidence, one line per signal that was found, in words a person can check on the site. */
 
 function evidenceList(t: Translator, lead: LeadWithEvidence): SafeHtml {
+  const lines = pitchEvidence(t, lead);
   const evidence = lead.evidence;
   const signals = lead.signals;
-  if (!evidence || !signals) return html``;
-  const lines: [string, string][] = [];
+  if (!evidence || !signals) return evidenceLines(lines);
   if (signals.no_mobile_viewport) lines.push(["viewport", "no <meta name=viewport>"]);
   else if (evidence.viewport && signals.not_mobile_friendly) lines.push(["viewport", evidence.viewport]);
   if (evidence.jquery_version) lines.push(["jQuery", evidence.jquery_version]);
@@ -33,8 +37,37 @@ function evidenceList(t: Translator, lead: LeadWithEvidence): SafeHtml {
   if (evidence.media_paths?.length)
     lines.push([t.t("lastMediaYear"), evidence.media_paths.slice(0, 3).join(", ")]);
   if (evidence.french_version) lines.push(["fr", evidence.french_version]);
+  return evidenceLines(lines);
+}
+
+function evidenceLines(lines: [string, string][]): SafeHtml {
   if (lines.length === 0) return html``;
   return html`<dl class="facts small">${lines.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
+}
+
+/** The pitch facts' evidence: each attempt's end, the parking marker, the profile, the https check. */
+function pitchEvidence(t: Translator, lead: LeadWithEvidence): [string, string][] {
+  const { pitch, pitch_evidence: evidence } = lead;
+  if (!pitch || !evidence) return [];
+  const lines: [string, string][] = [];
+  if (pitch.site_unreachable && evidence.attempts?.length) {
+    const attempts = evidence.attempts.map(
+      (attempt) => `${attempt.result} (${t.date(new Date(attempt.at))})`,
+    );
+    lines.push([t.t("attempts"), attempts.join(", ")]);
+  }
+  if (pitch.parked_domain && evidence.parking_marker)
+    lines.push([t.t("parkingMarker"), evidence.parking_marker]);
+  if (pitch.social_profile_only && evidence.social_profile_host) {
+    lines.push([t.t("socialProfile"), `${evidence.social_platform ?? ""} (${evidence.social_profile_host})`]);
+  }
+  if (pitch.no_https) {
+    const problem = evidence.certificate_problem
+      ? t.t("certificateProblem", { problem: evidence.certificate_problem })
+      : (evidence.https_result ?? "");
+    lines.push(["https", `${evidence.final_url ?? lead.website ?? ""} · ${problem}`]);
+  }
+  return lines;
 }
 
 export function leadsPage(
@@ -95,7 +128,7 @@ ${notice("ok", input.info)}${notice("error", input.error)}
 <dt>${t.t("flags")}</dt><dd>${flagBadges(t, lead)}</dd>
 <dt>${t.t("lastMediaYear")}</dt><dd>${lead.last_media_year ?? "—"}</dd>
 </dl>
-${lead.evidence ? html`<h2>${t.t("evidence")}</h2>${evidenceList(t, lead)}` : ""}</div>
+${lead.evidence || pitchEvidence(t, lead).length > 0 ? html`<h2>${t.t("evidence")}</h2>${evidenceList(t, lead)}` : ""}</div>
 <div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/draft`)}">${csrfField(context)}
 <div>${field("locale", t.t("draftLocale"), html`<select id="locale" name="locale">${languageOptions(t, input.language)}</select>`)}</div>
 <button type="submit" class="primary">${t.t("draft")}</button></form></div>
