@@ -4,11 +4,16 @@
  * created before a sign-up is confirmed, a mail that cannot be sent shown to the person, and the
  * process that refuses SIGNUP=open without SMTP_URL.
  */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { ADMIN_TOKEN, adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { ConsoleBrowser, csrfOf, PASSWORD, signedUpMember } from "../../support/console.ts";
+import { startHttpTestApp } from "../../support/oauth.ts";
 import { startServerProcess } from "../../support/server-process.ts";
 import { linkIn, type ReceivedMail, type SmtpSink, startSmtpSink } from "../../support/smtp-sink.ts";
+import { nodeBinary } from "../../support/worker-process.ts";
 
 const PUBLIC_URL = "https://leads.service.test";
 let sink: SmtpSink;
@@ -258,6 +263,39 @@ describe("invites by mail", () => {
     );
   });
 
+  it("an invite whose mail cannot be sent is an error page, and the invite is cancelled", async () => {
+    const workspace = await createWorkspace(harness.app, { name: "Unlucky agency" });
+    await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+      email: "member@unlucky-agency.test",
+    });
+    const link = linkIn(await sink.next("member@unlucky-agency.test"), `${PUBLIC_URL}/app/invite/`);
+    const member = new ConsoleBrowser(harness.app);
+    await member.submit(pathOf(link), "/app/invite", {
+      token: pathOf(link).split("/").at(-1) ?? "",
+      name: "Unlucky Member",
+      password: PASSWORD,
+    });
+    sink.refuse = true;
+    try {
+      const invited = await member.submit(
+        `/app/w/${workspace.workspaceId}/members`,
+        `/app/w/${workspace.workspaceId}/members/invite`,
+        { email: "never-reached@unlucky-agency.test", name: "" },
+      );
+      expect(invited.statusCode).toBe(503);
+      expect(invited.body).toContain("The mail could not be sent");
+    } finally {
+      sink.refuse = false;
+    }
+    const invite = await db()
+      .selectFrom("invites")
+      .select("cancelled_at")
+      .where("email", "=", "never-reached@unlucky-agency.test")
+      .executeTakeFirstOrThrow();
+    expect(invite.cancelled_at).not.toBeNull();
+    expect((await member.get(`/app/w/${workspace.workspaceId}/members`)).body).not.toContain("never-reached");
+  });
+
   it("an expired invite link answers 404", async () => {
     const workspace = await createWorkspace(harness.app, { name: "Expiry agency" });
     await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
@@ -457,6 +495,33 @@ describe("without mail", () => {
       expect(forgot.body).toContain("Ask the service operator for a reset link");
     } finally {
       await plain.close();
+    }
+  });
+
+  it("`npm run admin -- accounts reset-link --email E` prints a working link for the operator", async () => {
+    const listening = await startHttpTestApp();
+    try {
+      const workspace = await createWorkspace(listening.app, { name: "CLI reset agency" });
+      await signedUpMember(listening.app, workspace.workspaceId, "cli@reset-agency.test");
+      const { stdout } = await promisify(execFile)(
+        nodeBinary(),
+        [
+          fileURLToPath(new URL("../../../api/admin-cli.ts", import.meta.url)),
+          "accounts",
+          "reset-link",
+          "--email",
+          "cli@reset-agency.test",
+        ],
+        { env: { PATH: process.env.PATH ?? "", ADMIN_TOKEN, API_URL: listening.baseUrl } },
+      );
+      const printed = JSON.parse(stdout) as { email: string; url: string; expires_at: string };
+      expect(printed.email).toBe("cli@reset-agency.test");
+      expect(printed.url).toMatch(new RegExp(`^${listening.baseUrl}/app/reset-password/[A-Za-z0-9_-]{43}$`));
+      const page = await new ConsoleBrowser(listening.app).get(new URL(printed.url).pathname);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain("cli@reset-agency.test");
+    } finally {
+      await listening.close();
     }
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace, startSiblingApp } from "../../support/app.ts";
+import { adminRequest, createWorkspace, startSiblingApp } from "../../support/app.ts";
 import {
   ConsoleBrowser,
   csrfOf,
@@ -226,6 +226,42 @@ describe("finding 7: a password change ends the OAuth grants; Connected apps lis
     expect(refreshed.status).toBe(400);
     expect(((await refreshed.json()) as { error: string }).error).toBe("invalid_grant");
     expect((await browser.get("/app/account/apps")).body).not.toContain("Writer bot");
+  });
+});
+
+describe("finding 7, by reset: an operator's reset link ends every session and every OAuth grant", () => {
+  it("the connected app and the other browser stop working once the password is reset", async () => {
+    const workspace = await createWorkspace(t.app, { name: "Reset grants agency" });
+    const session = await memberSession(t.app, workspace);
+    const app = await obtainTokens(t.baseUrl, { session, workspaceId: workspace.workspaceId });
+    const credits = (token: string) =>
+      fetch(`${t.baseUrl}/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await credits(app.access_token)).status).toBe(200);
+    const email = (
+      await t.database.db
+        .selectFrom("members")
+        .select("email")
+        .where("id", "=", workspace.memberId)
+        .executeTakeFirstOrThrow()
+    ).email;
+    const made = await adminRequest(t.app, "POST", "/admin/accounts/reset-link", { email });
+    expect(made.statusCode).toBe(201);
+    const browser = new ConsoleBrowser(t.app);
+    const path = new URL((made.json() as { url: string }).url).pathname;
+    const page = await browser.get(path);
+    const reset = await browser.post("/app/reset-password", {
+      csrf_token: csrfOf(page.body),
+      token: path.split("/").at(-1) ?? "",
+      new_password: "a brand new password",
+    });
+    expect(reset.statusCode).toBe(303);
+    expect((await credits(app.access_token)).status).toBe(401);
+    const old = await fetch(`${t.baseUrl}/app/w/${workspace.workspaceId}`, {
+      redirect: "manual",
+      headers: { cookie: session },
+    });
+    expect(old.status).toBe(303);
+    expect((await browser.get(`/app/w/${workspace.workspaceId}`)).statusCode).toBe(200);
   });
 });
 
