@@ -137,6 +137,7 @@ function workerEnv(
     // Names the worker in its User-Agent: the site can tell which process fetched it.
     PUBLIC_URL: `http://${options.name}.workers.test`,
     LOG_LEVEL: "info",
+    AUDIT_UNREACHABLE_RETRY_MS: "300",
   };
 }
 
@@ -382,6 +383,50 @@ describe("live-filter search with two audit worker processes", () => {
     expect(ids(again.json())).toEqual(["d-old-1", "d-old-2"]);
     for (const path of ["/d-old-1", "/d-modern", "/d-old-2"]) expect(sites.hits(path)).toBe(1);
     expect(workers.every((worker) => worker.exit === null)).toBe(true);
+  });
+
+  it("queues a down site's second attempt as a job of its own: the search answers at the first, the cache decides at the second", async () => {
+    sites.set("/d-down", { status: 503 });
+    sites.set("/d-old-3", { html: OLD_HOMEPAGE });
+    places.setPlaces("glazier in Springfield", [
+      place("d-down", sites.url("/d-down")),
+      place("d-old-3", sites.url("/d-old-3")),
+    ]);
+    const ws = await createWorkspace(t.app);
+    const response = await search(t, ws, "glazier", { not_mobile_friendly: true });
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json() as SearchBody;
+    expect(ids(body)).toEqual(["d-old-3"]);
+    expect(body.truncated).toBe(false);
+
+    const first = auditJobId({ placeId: "d-down", url: sites.url("/d-down") });
+    const second = auditJobId({
+      placeId: "d-down",
+      url: sites.url("/d-down"),
+      firstAttempt: { at: "", result: "" },
+    });
+    expect(second).not.toBe(first);
+    const row = await waitFor(
+      "the second attempt's audit",
+      async () => {
+        const found = await auditRow(t.database.db, "d-down");
+        return found?.failure === "site_unreachable" ? found : undefined;
+      },
+      15_000,
+    );
+    expect(row).toMatchObject({ outcome: "failed", signals: { site_unreachable: true } });
+    expect((row?.evidence as { attempts?: unknown[] }).attempts).toEqual([
+      { at: expect.any(String), result: "http_503" },
+      { at: expect.any(String), result: "http_503" },
+    ]);
+    expect(sites.hits("/d-down")).toBe(2);
+    await Promise.any(
+      workers.map((worker) =>
+        worker.waitForLog((line) => line.msg === "audit finished" && line.json?.job_id === second, 5_000),
+      ),
+    );
+    expect(finishedLines(workers, first)).toHaveLength(1);
+    expect(finishedLines(workers, second)).toHaveLength(1);
   });
 
   // Last in this group: it kills one of the two workers.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SiteAudit } from "../../../shared/audit/types.ts";
+import { type SiteAudit, UNKNOWN_SIGNALS } from "../../../shared/audit/types.ts";
 import { selectFacts, type VerifiedFact } from "../../../shared/drafting/facts.ts";
 import type { DraftRequest } from "../../../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../../../shared/drafting/index.ts";
@@ -403,6 +403,86 @@ describe("LLM drafter through the openai SDK", () => {
         details: { jquery_version: "1.8.2", flash: "yes", table_layout: "yes", obsolete_tags: "font" },
       },
     ]);
+  });
+});
+
+describe("LLM drafter: the pitch facts", () => {
+  it("gives the model only each pitch fact, its meaning and its fixed values, never the evidence it came from", async () => {
+    const evidence = {
+      attempts: [
+        { at: "2026-11-24T08:00:00.000Z", result: "http_503" },
+        { at: "2026-11-24T08:00:05.000Z", result: "http_503" },
+      ],
+      parking_marker: `headline: ${INJECTION}`,
+      final_url: `http://mapleleafplumbing.ca/?${INJECTION}`,
+      https_result: "tls_failed (CERT_HAS_EXPIRED)",
+      certificate_problem: "expired" as const,
+    };
+    const base = { place_id: "place-1", url: "https://mapleleafplumbing.ca/", audited_at: new Date() };
+    const cases: { audit: SiteAudit; website?: string; expected: { key: string; details: object }[] }[] = [
+      {
+        audit: {
+          ...base,
+          outcome: "failed",
+          failure: "site_unreachable",
+          signals: { ...UNKNOWN_SIGNALS, site_unreachable: true },
+          evidence,
+        },
+        expected: [
+          { key: "site_unreachable", details: { problem: "server_error" } },
+          { key: "low_review_count", details: { review_count: 3 } },
+        ],
+      },
+      {
+        audit: {
+          ...base,
+          outcome: "ok",
+          failure: null,
+          signals: { ...UNKNOWN_SIGNALS, no_https: true },
+          evidence,
+        },
+        expected: [
+          { key: "no_https", details: { certificate_problem: "expired" } },
+          { key: "low_review_count", details: { review_count: 3 } },
+        ],
+      },
+      {
+        website: `https://www.facebook.com/${encodeURIComponent(INJECTION)}`,
+        audit: { ...base, outcome: "ok", failure: null, signals: { ...UNKNOWN_SIGNALS }, evidence: {} },
+        expected: [
+          { key: "social_profile_only", details: { platform: "Facebook" } },
+          { key: "low_review_count", details: { review_count: 3 } },
+        ],
+      },
+    ];
+    for (const { audit, website, expected } of cases) {
+      const facts = selectFacts({
+        place: {
+          name: "Maple Leaf Plumbing",
+          website: website ?? audit.url,
+          country: "CA",
+          userRatingCount: 3,
+        },
+        audit: { ...audit, url: website ?? audit.url },
+      });
+      fake.respondWith({
+        kind: "json",
+        value: {
+          subject: "Maple Leaf Plumbing",
+          body: "Your website needs attention, and a few more reviews would help too.",
+          facts_used: expected.map((fact) => fact.key),
+        },
+      });
+      const before = fake.requests.length;
+      await generator().llm.generate(request("en", facts));
+      const sent = fake.requests[before];
+      if (sent === undefined) throw new Error("no request recorded");
+      const { data } = promptOf(sent);
+      expect(data.facts).toEqual(expected.map((fact) => ({ ...fact, meaning: expect.any(String) })));
+      expect(sent.rawBody).not.toContain("Ignore previous instructions");
+      expect(sent.rawBody).not.toContain("mapleleafplumbing.ca");
+      expect(sent.rawBody).not.toContain("facebook.com");
+    }
   });
 });
 
