@@ -415,7 +415,7 @@ describe("live-filter search with two audit worker processes", () => {
       15_000,
     );
     expect(row).toMatchObject({ outcome: "failed", signals: { site_unreachable: true } });
-    expect((row?.evidence as { attempts?: unknown[] }).attempts).toEqual([
+    expect((row.evidence as { attempts?: unknown[] }).attempts).toEqual([
       { at: expect.any(String), result: "http_503" },
       { at: expect.any(String), result: "http_503" },
     ]);
