@@ -3,6 +3,7 @@ import type { Db } from "../db/database.ts";
 import { createDnsResolver } from "../dns-resolver.ts";
 import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
 import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
+import { createEmailStatusCheck } from "./email-status.ts";
 import { createCachingResolver, createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
 import { createFetchPoliteness, type FetchPoliteness } from "./fetch-politeness.ts";
 import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
@@ -48,16 +49,14 @@ export function createAuditStack(
     perHost: config.audit.fetchesPerHost,
     perAddress: config.audit.fetchesPerIp,
   });
+  // One resolver (DNS_SERVERS, or the system's) for the homepage fetches and the mail checks.
+  const resolver = createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 });
   const fetchOptions: FetchHomepageOptions = {
     allowPrivateNetworks: config.audit.allowPrivateNetworks,
     userAgent: auditUserAgent(config.publicUrl),
     ...(config.audit.extraCa === undefined ? {} : { extraCa: config.audit.extraCa }),
     politeness,
-    resolve: createCachingResolver({
-      queries: createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 }),
-      maxTtlMs: 60_000,
-      maxEntries: 1_000,
-    }),
+    resolve: createCachingResolver({ queries: resolver, maxTtlMs: 60_000, maxEntries: 1_000 }),
   };
   const agent = createHomepageAgent(fetchOptions);
   const run = instrumentAuditRunner(
@@ -66,6 +65,7 @@ export function createAuditStack(
       pool,
       fetch: { ...fetchOptions, agent },
       onStage: (stage, seconds) => deps.metrics.auditStage(stage, seconds),
+      emailStatus: createEmailStatusCheck({ queries: resolver }),
     }),
     deps.metrics,
   );

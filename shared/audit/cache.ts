@@ -101,21 +101,43 @@ export async function readFreshAudits(
   return audits;
 }
 
-/** Stores the newest audit of a place (one row per place). */
+/**
+ * Stores the newest audit of a place (one row per place). An address found again on the same
+ * website keeps the time it was first seen (`email_first_seen_at`) from the row it replaces, in
+ * the same statement; a new address, or a new website, starts over.
+ */
 export async function saveAudit(db: Db, audit: SiteAudit): Promise<void> {
+  const found = audit.outcome === "ok" && (audit.signals.email ?? null) !== null;
+  const evidence = found
+    ? { ...audit.evidence, email_first_seen_at: audit.audited_at.toISOString() }
+    : audit.evidence;
   const values = {
     place_id: audit.place_id,
     url: audit.url,
     outcome: audit.outcome,
     failure: audit.failure,
     signals: JSON.stringify(audit.signals),
-    evidence: JSON.stringify(audit.evidence),
+    evidence: JSON.stringify(evidence),
     audited_at: audit.audited_at,
   };
   const { place_id: _key, ...update } = values;
   await db
     .insertInto("site_audits")
     .values(values)
-    .onConflict((oc) => oc.column("place_id").doUpdateSet(update))
+    .onConflict((oc) =>
+      oc.column("place_id").doUpdateSet({
+        ...update,
+        evidence: sql<string>`case
+          when site_audits.url = excluded.url and site_audits.outcome = 'ok'
+            and site_audits.signals->>'email' = excluded.signals->>'email'
+          then jsonb_set(
+            excluded.evidence,
+            '{email_first_seen_at}',
+            coalesce(site_audits.evidence->'email_first_seen_at', to_jsonb(site_audits.audited_at))
+          )
+          else excluded.evidence
+        end`,
+      }),
+    )
     .execute();
 }

@@ -2,6 +2,7 @@ import type { Db } from "../db/database.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
 import { type AuditDeps, type AuditTarget, auditSite } from "./audit-site.ts";
 import { saveAudit } from "./cache.ts";
+import type { EmailStatusCheck } from "./email-status.ts";
 import type { FetchHomepageOptions } from "./fetch-homepage.ts";
 import type { SiteAudit } from "./types.ts";
 
@@ -15,9 +16,14 @@ export interface AuditRunnerDeps {
   fetch: FetchHomepageOptions;
   now?: () => Date;
   onStage?: AuditDeps["onStage"];
+  /** Whether the contact address found can receive mail (DNS only); absent: not checked. */
+  emailStatus?: EmailStatusCheck;
 }
 
-/** One audit end to end: fetch, analyse on the pool, store in the per-place cache. */
+/**
+ * One audit end to end: fetch, analyse on the pool, check the contact address's mail domain in
+ * DNS (bounded: a DNS that does not answer gives `unknown`), store in the per-place cache.
+ */
 export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
   const now = deps.now ?? (() => new Date());
   return async (target) => {
@@ -28,6 +34,10 @@ export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
       now,
       ...(deps.onStage ? { onStage: deps.onStage } : {}),
     });
+    if (audit.outcome === "ok" && deps.emailStatus) {
+      const email = audit.signals.email ?? null;
+      audit.signals.email_status = email === null ? null : await deps.emailStatus(email, target.url);
+    }
     await saveAudit(deps.db, audit);
     return audit;
   };

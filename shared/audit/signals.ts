@@ -12,6 +12,7 @@ import {
 } from "./contact-email.ts";
 import { NON_CONFORMING_TAGS } from "./non-conforming-tags.ts";
 import { findParking } from "./parking-markers.ts";
+import { findSolicitationRefusal } from "./solicitation.ts";
 import type { AnalyzeOutput, AuditEvidence, AuditSignals } from "./types.ts";
 
 /** One decoded homepage and what is known about its business. */
@@ -66,6 +67,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     : { email: null, evidence: noEmailEvidence() };
 
   const parkingMarker = input.findParkedDomain === false ? null : findParkedDomain(page);
+  const solicitationText = findSolicitationRefusal(page.textLines);
 
   const signals: AuditSignals = {
     no_mobile_viewport: viewport === null,
@@ -78,6 +80,7 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     outdated_website: legacySiteTech || staleCopyright === true,
     email: contactEmail.email,
     parked_domain: parkingMarker !== null,
+    solicitation_refused: solicitationText !== null,
   };
   const evidence: AuditEvidence = {
     viewport,
@@ -93,6 +96,8 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
     canadian_postal_code: canada.postalCode,
     parking_marker: parkingMarker,
     ...contactEmail.evidence,
+    solicitation_text: solicitationText,
+    email_page_url: contactEmail.email === null ? null : input.url,
   };
   return { signals, evidence };
 }

@@ -1,5 +1,7 @@
 import type { EmailEvidence } from "./contact-email.ts";
 
+export type EmailStatus = "deliverable" | "risky" | "undeliverable" | "unknown";
+
 /**
  * The audit of one place's homepage, as computed by the analysis and kept in the
  * per-place cache (`site_audits`). Every boolean is null when it could not be
@@ -42,6 +44,16 @@ export interface AuditSignals {
    * its certificate is invalid; null when the https check could not tell (a timeout, a bot block).
    */
   no_https?: boolean | null;
+  /**
+   * The page says it does not want unsolicited email or marketing (English or French wording).
+   * Absent in audits made before it was read.
+   */
+  solicitation_refused?: boolean | null;
+  /**
+   * Whether the contact address can receive mail, from DNS only (see email-status.ts); null
+   * without an address. Absent in audits made before it was checked.
+   */
+  email_status?: EmailStatus | null;
 }
 
 /** One attempt of a site_unreachable check: when, and how it ended (`no_such_domain`, `connection_refused`, `http_503`...). */
@@ -69,6 +81,10 @@ export interface AnalysisEvidence extends Partial<EmailEvidence> {
   canadian_postal_code?: string | null;
   /** parked_domain: the parking service or the for-sale wording found. */
   parking_marker?: string | null;
+  /** The sentence that refuses unsolicited email or marketing, as shown. */
+  solicitation_text?: string | null;
+  /** The page (after redirects) the contact address was read from; null without one. */
+  email_page_url?: string | null;
 }
 
 /** What each signal was based on: the page's evidence, and what the fetches themselves showed. */
@@ -82,6 +98,11 @@ export interface AuditEvidence extends AnalysisEvidence {
   final_url?: string | null;
   https_result?: string | null;
   certificate_problem?: CertificateProblem | null;
+  /**
+   * When this address was first seen on this website: the first of the consecutive checks that
+   * found it (kept by `saveAudit` while later checks find the same address). ISO 8601.
+   */
+  email_first_seen_at?: string | null;
 }
 
 export type AuditOutcome = "ok" | "failed";
@@ -112,6 +133,8 @@ export const UNKNOWN_SIGNALS: AuditSignals = {
   parked_domain: null,
   social_profile_only: null,
   no_https: null,
+  solicitation_refused: null,
+  email_status: null,
 };
 
 /** Input of one analysis task (runs in the piscina pool). */

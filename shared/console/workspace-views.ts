@@ -4,6 +4,7 @@ import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { LeadCursor } from "../leads/cursor.ts";
 import {
+  emailProvenance,
   findLeadDetail,
   type LeadDetail,
   type LeadSummary,
@@ -76,6 +77,7 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
     return {
       ...lead,
       ...websiteFlags(lead.website, signals),
+      ...emailProvenance(audit),
       signals,
       evidence: audit?.outcome === "ok" ? audit.evidence : null,
       audit_failure: audit?.outcome === "failed" ? audit.failure : null,
@@ -174,6 +176,9 @@ const CSV_COLUMNS = [
   "not_mobile_friendly_flag",
   "outdated_website_flag",
   "last_media_year",
+  "email_status",
+  "latest_draft_subject",
+  "latest_draft_body",
 ] as const;
 
 /**
@@ -189,14 +194,44 @@ function csvField(value: unknown): string {
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** Every lead of the workspace as CSV, newest first, read page by page. */
+/** The newest draft of each of these leads (a lead never drafted is absent). */
+async function latestDrafts(
+  db: Db,
+  workspaceId: string,
+  leadIds: readonly string[],
+): Promise<Map<string, { subject: string; body: string }>> {
+  if (leadIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("drafts")
+    .distinctOn("lead_id")
+    .select(["lead_id", "subject", "body"])
+    .where("workspace_id", "=", workspaceId)
+    .where("lead_id", "in", [...leadIds])
+    .orderBy("lead_id")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return new Map(rows.map((row) => [row.lead_id, row]));
+}
+
+/**
+ * Every lead of the workspace as CSV, newest first, read page by page: its status and the
+ * latest draft's subject and body, ready for a mail-merge (a body spans lines inside its quotes).
+ */
 export async function* leadsCsv(db: Db, workspaceId: string): AsyncGenerator<string> {
   yield `${CSV_COLUMNS.join(",")}\r\n`;
   let after: LeadCursor | null = null;
   for (;;) {
     const page = await listLeadsWithEvidence(db, workspaceId, { limit: 100, after });
+    const drafts = await latestDrafts(
+      db,
+      workspaceId,
+      page.leads.map((lead) => lead.id),
+    );
     for (const lead of page.leads) {
-      yield `${CSV_COLUMNS.map((column) => csvField(lead[column])).join(",")}\r\n`;
+      const draft = drafts.get(lead.id);
+      const row = { ...lead, latest_draft_subject: draft?.subject, latest_draft_body: draft?.body };
+      yield `${CSV_COLUMNS.map((column) => csvField(row[column])).join(",")}\r\n`;
     }
     const last = page.leads.at(-1);
     if (!page.next_cursor || !last) return;

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import { contactEmailOf, readCurrentAudits, readCurrentContactEmails } from "../audit/cache.ts";
-import type { AuditSignals } from "../audit/types.ts";
+import type { AuditSignals, SiteAudit } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
@@ -120,6 +120,28 @@ export async function findLeadDetail(
     email,
     outreach_status: statusOf(summary, email, await loadSuppressionList(db, workspaceId)),
     ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null),
+    ...emailProvenance(audit),
+  };
+}
+
+/** Whether the lead's address can receive mail, and where and when it was found; nulls with no address. */
+export function emailProvenance(
+  audit: SiteAudit | undefined,
+): Pick<LeadDetail, "email_status" | "email_source"> {
+  if (audit === undefined || contactEmailOf(audit) === null)
+    return { email_status: null, email_source: null };
+  const { evidence, signals } = audit;
+  const firstSeen = evidence.email_first_seen_at ? new Date(evidence.email_first_seen_at) : audit.audited_at;
+  return {
+    // Audits made before the mail check carry no status: not known.
+    email_status: signals.email_status ?? "unknown",
+    email_source: {
+      url: evidence.email_page_url ?? audit.url,
+      found_in: evidence.email_found_in?.[0] ?? "text",
+      first_seen_at: firstSeen.toISOString(),
+      last_seen_at: audit.audited_at.toISOString(),
+      solicitation_refused: signals.solicitation_refused ?? null,
+    },
   };
 }
 

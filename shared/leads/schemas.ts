@@ -84,6 +84,34 @@ export const leadPageSchema = z
   })
   .meta({ id: "LeadPage" });
 
+export const emailStatusSchema = z
+  .enum(["deliverable", "risky", "undeliverable", "unknown"])
+  .nullable()
+  .describe(
+    "Whether the address can receive mail, from DNS only (never an SMTP probe), as of the homepage check that found it: undeliverable (no such domain, a null MX, no mail records, or a disposable-mail domain), deliverable (MX or implicit MX on the website's own domain), risky (a free webmail or a domain not the website's), unknown (DNS failed or did not answer in time). Null with no email",
+  );
+
+export const emailSourceSchema = z
+  .object({
+    url: z.string().describe("The page the address was read from (the homepage, after redirects)"),
+    found_in: z
+      .enum(["mailto", "json_ld", "microdata", "text", "cloudflare"])
+      .describe(
+        "The strongest place on that page it was shown: a mailto link, JSON-LD, microdata, the visible text, or Cloudflare-protected markup",
+      ),
+    first_seen_at: isoTimestamp.describe(
+      "The first of the consecutive homepage checks that found this address",
+    ),
+    last_seen_at: isoTimestamp.describe("The latest homepage check, which found it"),
+    solicitation_refused: z
+      .boolean()
+      .nullable()
+      .describe(
+        "The page says it does not want unsolicited email or marketing (English or French wording): Canada's anti-spam law then gives no implied consent to write. Null when that check predates the address",
+      ),
+  })
+  .meta({ id: "EmailSource" });
+
 export const leadDetailSchema = leadSummarySchema
   .extend({
     no_website_flag: z.boolean().nullable().describe("Null when that check never ran for the lead"),
@@ -102,6 +130,10 @@ export const leadDetailSchema = leadSummarySchema
       .describe(
         "Year the newest photo on the homepage was uploaded; null means no dated media path was readable",
       ),
+    email_status: emailStatusSchema,
+    email_source: emailSourceSchema
+      .nullable()
+      .describe("Where and when the address was found; null with no email"),
   })
   .meta({ id: "LeadDetail" });
 

@@ -244,3 +244,36 @@ describe("the rate limits follow the configuration", () => {
     expect(description).toContain("3 requests per minute");
   });
 });
+
+describe("lawful outreach in /v1/docs", () => {
+  it("documents the suppression list, its effects and the 403 of the draft route", () => {
+    expect(markdown).toContain("## Suppression list (do not contact)");
+    for (const kind of ["`email`", "`domain`", "`place`"])
+      expect(rowsWith(markdown, kind).length, kind).toBeGreaterThan(0);
+    expect(markdown.replace(/\s+/g, " ")).toMatch(/never returns, charges or counts toward `max_results`/);
+    expect(rowsWith(markdown, "`lead_not_unlocked`").join("\n")).toMatch(/suppression list/);
+    expect(markdown.replace(/\s+/g, " ")).toContain(
+      "`403 lead_not_unlocked` (the lead is on the suppression list)",
+    );
+  });
+
+  it("documents the draft's compliance lines, email_status and email_source", () => {
+    const prose = markdown.replace(/\s+/g, " ");
+    expect(prose).toContain("[Your postal address]");
+    expect(prose).toContain("If you'd rather not hear from me");
+    expect(prose).toContain("Si vous préférez ne plus recevoir de messages de ma part");
+    for (const field of [
+      "`email_status`",
+      "`email_source`",
+      "`first_seen_at`",
+      "`last_seen_at`",
+      "`solicitation_refused`",
+      "`found_in`",
+    ]) {
+      expect(rowsWith(markdown, field).length, field).toBeGreaterThan(0);
+    }
+    for (const status of ["`deliverable`", "`risky`", "`undeliverable`", "`unknown`"]) {
+      expect(rowsWith(markdown, status).length, status).toBeGreaterThan(0);
+    }
+  });
+});

@@ -536,3 +536,44 @@ describe("the document and the code agree", () => {
     }
   });
 });
+
+describe("lawful outreach in the document", () => {
+  it("documents email_status and email_source on the lead detail", () => {
+    const detail = resolve(
+      operation("/v1/leads/{id}", "get").responses["200"]!.content!["application/json"]!.schema!,
+    );
+    const properties = detail.properties as Record<string, Json>;
+    const status = resolve(properties.email_status!);
+    expect(JSON.stringify(status)).toContain('"deliverable","risky","undeliverable","unknown"');
+    expect(String(status.description)).toMatch(/DNS only/);
+    const source = JSON.stringify(properties.email_source);
+    const sourceSchema = resolve(
+      ((properties.email_source!.anyOf as Json[] | undefined)?.find((option) => option.type !== "null") ??
+        properties.email_source!) as Json,
+    );
+    expect(Object.keys(sourceSchema.properties as Json).sort()).toEqual([
+      "first_seen_at",
+      "found_in",
+      "last_seen_at",
+      "solicitation_refused",
+      "url",
+    ]);
+    expect(JSON.stringify(resolve((sourceSchema.properties as Record<string, Json>).found_in!))).toContain(
+      '"mailto","json_ld","microdata","text","cloudflare"',
+    );
+    expect(source).not.toBe("");
+    expect(detail.required).toEqual(expect.arrayContaining(["email_status", "email_source"]));
+  });
+
+  it("documents the 403 of a suppressed lead on the draft route, and skipped for suppressed leads", () => {
+    const draft = operation("/v1/leads/{id}/outreach-draft", "post");
+    expect(String(draft.responses["403"]?.description)).toContain("lead_not_unlocked");
+    expect(String(draft.description)).toMatch(/suppression list/);
+    expect(String(draft.description)).toMatch(/postal address and an opt-out/);
+    const lead = resolve(
+      operation("/v1/leads/{id}", "get").responses["200"]!.content!["application/json"]!.schema!,
+    );
+    const status = resolve((lead.properties as Record<string, Json>).outreach_status!);
+    expect(String(status.description)).toMatch(/skipped also while .* suppression list/);
+  });
+});

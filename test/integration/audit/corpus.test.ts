@@ -35,7 +35,10 @@ interface CorpusPage {
   /** Every signal but the contact email (checked in `emailPages`). */
   signals: Omit<AuditSignals, "email">;
   /** Every evidence field but the email's; strings may be asymmetric matchers. */
-  evidence: Record<Exclude<keyof Required<AnalysisEvidence>, keyof EmailEvidence>, unknown>;
+  evidence: Record<
+    Exclude<keyof Required<AnalysisEvidence>, keyof EmailEvidence | "email_page_url">,
+    unknown
+  >;
 }
 
 /** The contact address a person reading the page would write to, or null when the page shows none. */
@@ -62,6 +65,7 @@ const none = {
   canadian_by: null,
   canadian_postal_code: null,
   parking_marker: null,
+  solicitation_text: null,
 } as const;
 
 const DEVICE_WIDTH_SCALE_1 = "width=device-width, initial-scale=1";
@@ -82,6 +86,7 @@ const pages: CorpusPage[] = [
       no_french_version: true,
       not_mobile_friendly: false,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: { ...none, viewport: DEVICE_WIDTH_SCALE_1_0, canadian_by: "address" },
   },
@@ -97,6 +102,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -126,6 +132,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -148,6 +155,7 @@ const pages: CorpusPage[] = [
       no_french_version: true,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: { ...none, viewport: DEVICE_WIDTH_SCALE_1_0, jquery_version: "1.10.2", canadian_by: "address" },
   },
@@ -164,6 +172,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: { ...none, viewport: "width=960" },
   },
@@ -180,6 +189,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -201,6 +211,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -225,6 +236,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -247,6 +259,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: { ...none, legacy_tags: ["font"] },
   },
@@ -263,6 +276,7 @@ const pages: CorpusPage[] = [
       no_french_version: true,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -286,6 +300,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -306,6 +321,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -341,6 +357,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: { ...none, legacy_tags: ["center", "font", "nobr"] },
   },
@@ -357,6 +374,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -380,6 +398,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -404,6 +423,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -430,6 +450,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -453,6 +474,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -475,6 +497,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -506,6 +529,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -527,6 +551,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -560,6 +585,7 @@ const pages: CorpusPage[] = [
       no_french_version: true,
       not_mobile_friendly: true,
       outdated_website: false,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -582,6 +608,7 @@ const pages: CorpusPage[] = [
       no_french_version: false,
       not_mobile_friendly: false,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -605,6 +632,7 @@ const pages: CorpusPage[] = [
       no_french_version: null,
       not_mobile_friendly: true,
       outdated_website: true,
+      solicitation_refused: false,
     },
     evidence: {
       ...none,
@@ -863,6 +891,7 @@ if (!existsSync(corpusDir)) {
         email_chosen_by: _chosenBy,
         email_other_candidates: _others,
         email_rejected: _rejected,
+        email_page_url: _pageUrl,
         ...otherEvidence
       } = result!.output.evidence;
       // Every page of the corpus is a business's own site: none is parked.

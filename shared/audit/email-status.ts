@@ -1,0 +1,150 @@
+import freeMailList from "email-providers/all.json" with { type: "json" };
+import { isValid as acceptedByDisposableList } from "mailchecker";
+import { getDomain } from "tldts";
+import type { EmailStatus } from "./types.ts";
+
+/**
+ * Whether a contact address can receive mail, from DNS alone: no SMTP conversation is ever
+ * opened with the business's mail server (a probe is intrusive, often blocked, and says little).
+ *
+ * - undeliverable: the domain does not exist (NXDOMAIN), publishes a null MX (RFC 7505: "this
+ *   domain accepts no mail"), has neither MX nor address records, or is a disposable-mail domain
+ *   (the maintained list of `mailchecker`, which sign-ups use too);
+ * - deliverable: an MX record, or an implicit MX (no MX, but A or AAAA records: RFC 5321 §5.1)
+ *   on the website's own registrable domain;
+ * - risky: the same, for a free webmail or ISP mailbox (`email-providers`' list) or a domain that
+ *   is not the website's: mail may arrive, but is less likely to reach the business;
+ * - unknown: DNS did not answer in time, or failed (SERVFAIL, refused, unreachable).
+ *
+ * One lookup per domain, kept a day and shared by concurrent callers; a DNS failure is not kept,
+ * so the next audit asks again. Each check ends within `timeoutMs` whatever DNS does (`unknown`),
+ * while the lookup itself goes on and fills the cache.
+ */
+
+/** The part of a c-ares `dns.promises.Resolver` the check uses. */
+export interface MailDnsQueries {
+  resolveMx(hostname: string): Promise<Array<{ exchange: string; priority: number }>>;
+  resolve4(hostname: string): Promise<string[]>;
+  resolve6(hostname: string): Promise<string[]>;
+}
+
+export interface EmailStatusOptions {
+  queries: MailDnsQueries;
+  /** How long a verdict about a domain is kept. Default: a day. */
+  cacheMs?: number;
+  /** Longest wait for one check; past it the answer is `unknown`. Default 4 000. */
+  timeoutMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/** What DNS says about a mail domain. */
+type DomainVerdict = "no_domain" | "null_mx" | "no_mail" | "mail" | "dns_failure";
+
+export type EmailStatusCheck = (email: string, websiteUrl: string | null) => Promise<EmailStatus>;
+
+const DAY_MS = 24 * 3600 * 1000;
+const DEFAULT_TIMEOUT_MS = 4_000;
+const DEFAULT_MAX_ENTRIES = 10_000;
+
+const freeMailDomains = new Set<string>(freeMailList);
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+/** No such name (NXDOMAIN), as c-ares reports it. */
+const isNoDomain = (error: unknown) => errorCode(error) === "ENOTFOUND";
+/** The name exists without records of that type (NODATA). */
+const isNoData = (error: unknown) => errorCode(error) === "ENODATA";
+
+async function lookupDomain(queries: MailDnsQueries, domain: string): Promise<DomainVerdict> {
+  try {
+    const records = await queries.resolveMx(domain);
+    // RFC 7505: a single MX of preference 0 with the root as exchange says "no mail here".
+    const nullMx =
+      records.length > 0 && records.every((record) => record.exchange === "" || record.exchange === ".");
+    if (nullMx) return "null_mx";
+    if (records.length > 0) return "mail";
+  } catch (error) {
+    if (isNoDomain(error)) return "no_domain";
+    if (!isNoData(error)) return "dns_failure";
+  }
+  // No MX: the domain's own address records are its implicit MX.
+  const [v4, v6] = await Promise.allSettled([queries.resolve4(domain), queries.resolve6(domain)]);
+  const answered = [v4, v6].some((result) => result.status === "fulfilled" && result.value.length > 0);
+  if (answered) return "mail";
+  const failures = [v4, v6].flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+  if (failures.some((error) => !isNoData(error) && !isNoDomain(error))) return "dns_failure";
+  return failures.length > 0 && failures.every(isNoDomain) ? "no_domain" : "no_mail";
+}
+
+function registrableDomain(host: string): string | null {
+  return getDomain(host, { allowPrivateDomains: true });
+}
+
+function websiteDomain(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    return registrableDomain(new URL(url).hostname);
+  } catch {
+    return null;
+  }
+}
+
+export function createEmailStatusCheck(options: EmailStatusOptions): EmailStatusCheck {
+  const now = options.now ?? Date.now;
+  const cacheMs = options.cacheMs ?? DAY_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const cache = new Map<string, { verdict: DomainVerdict; expiresAt: number }>();
+  const inFlight = new Map<string, Promise<DomainVerdict>>();
+
+  const verdictOf = (domain: string): Promise<DomainVerdict> => {
+    const cached = cache.get(domain);
+    if (cached !== undefined) {
+      if (cached.expiresAt > now()) return Promise.resolve(cached.verdict);
+      cache.delete(domain);
+    }
+    const pending = inFlight.get(domain);
+    if (pending !== undefined) return pending;
+    const started = lookupDomain(options.queries, domain)
+      .then((verdict) => {
+        if (verdict !== "dns_failure") {
+          if (cache.size >= maxEntries) {
+            const oldest = cache.keys().next();
+            if (!oldest.done) cache.delete(oldest.value);
+          }
+          cache.set(domain, { verdict, expiresAt: now() + cacheMs });
+        }
+        return verdict;
+      })
+      .finally(() => inFlight.delete(domain));
+    inFlight.set(domain, started);
+    return started;
+  };
+
+  return async (email, websiteUrl) => {
+    const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+    // The same maintained list sign-ups are checked against (it answers for the whole address).
+    if (!acceptedByDisposableList(`postmaster@${domain}`)) return "undeliverable";
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"dns_failure">((resolve) => {
+      timer = setTimeout(() => resolve("dns_failure"), timeoutMs);
+    });
+    const verdict = await Promise.race([verdictOf(domain), timeout]).finally(() => clearTimeout(timer));
+    switch (verdict) {
+      case "dns_failure":
+        return "unknown";
+      case "no_domain":
+      case "null_mx":
+      case "no_mail":
+        return "undeliverable";
+      case "mail": {
+        const own = registrableDomain(domain);
+        const freeMail = freeMailDomains.has(domain) || (own !== null && freeMailDomains.has(own));
+        return freeMail || own === null || own !== websiteDomain(websiteUrl) ? "risky" : "deliverable";
+      }
+    }
+  };
+}

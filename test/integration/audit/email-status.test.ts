@@ -1,0 +1,229 @@
+/**
+ * Whether a lead's address can receive mail, from DNS only, against a DNS server on loopback the
+ * test starts (test/support/fake-dns.ts): each verdict, the day-long cache of one lookup per
+ * domain, a DNS that never answers giving `unknown`; then end to end, a live-check search whose
+ * every lookup (homepage fetches and mail checks) goes to that server through DNS_SERVERS, with
+ * the address's provenance kept across two audits.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { readCurrentAudits, saveAudit } from "../../../shared/audit/cache.ts";
+import { createEmailStatusCheck } from "../../../shared/audit/email-status.ts";
+import { createDnsResolver } from "../../../shared/dns-resolver.ts";
+import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { type FakeDnsServer, startFakeDns } from "../../support/fake-dns.ts";
+import {
+  type FakeGooglePlacesServer,
+  googlePlace,
+  startFakeGooglePlaces,
+} from "../../support/fake-google-places.ts";
+import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
+
+let dns: FakeDnsServer;
+
+const ZONE = {
+  "maple-plumbing.ca": { A: ["127.0.0.1"], MX: [{ exchange: "mail.maple-plumbing.ca", priority: 10 }] },
+  // No MX, an address record: its implicit MX.
+  "implicit-mx.ca": { A: ["192.0.2.10"] },
+  "aaaa-only.ca": { AAAA: ["2001:db8::10"] },
+  "other-firm.ca": { MX: [{ exchange: "mx.other-firm.ca", priority: 5 }] },
+  "gmail.com": { MX: [{ exchange: "gmail-smtp-in.l.google.com", priority: 5 }] },
+  // RFC 7505: one MX, preference 0, the root as exchange.
+  "null-mx.ca": { MX: [{ exchange: "", priority: 0 }], A: ["192.0.2.20"] },
+  // The name exists, with no mail or address records.
+  "no-records.ca": {},
+  "broken-dns.ca": { servfail: ["MX" as const] },
+  "silent-dns.ca": { hang: ["MX" as const, "A" as const, "AAAA" as const] },
+};
+
+beforeAll(async () => {
+  dns = await startFakeDns(ZONE);
+});
+afterAll(async () => {
+  await dns?.close();
+});
+
+function checker(options: { now?: () => number; timeoutMs?: number } = {}) {
+  return createEmailStatusCheck({
+    queries: createDnsResolver([dns.address], { timeoutMs: 300, tries: 1 }),
+    ...options,
+  });
+}
+
+describe("email status from DNS", () => {
+  const WEBSITE = "https://www.maple-plumbing.ca/";
+
+  it.each([
+    ["an MX on the website's own domain", "info@maple-plumbing.ca", "deliverable"],
+    ["a subdomain's address of the website's domain", "Info@Maple-Plumbing.ca", "deliverable"],
+    ["an implicit MX (A record, no MX)", "info@implicit-mx.ca", "risky"],
+    ["a free webmail", "maple.plumbing@gmail.com", "risky"],
+    ["a domain not the website's", "info@other-firm.ca", "risky"],
+    ["no such domain", "info@gone-away.ca", "undeliverable"],
+    ["a null MX", "info@null-mx.ca", "undeliverable"],
+    ["a domain with no mail or address records", "info@no-records.ca", "undeliverable"],
+    ["a DNS failure (SERVFAIL)", "info@broken-dns.ca", "unknown"],
+  ])("%s: %s is %s", async (_case, email, status) => {
+    expect(await checker()(email, WEBSITE)).toBe(status);
+  });
+
+  it("an implicit MX on the website's own domain, by A or AAAA, is deliverable", async () => {
+    const check = checker();
+    expect(await check("info@implicit-mx.ca", "https://implicit-mx.ca/")).toBe("deliverable");
+    expect(await check("info@aaaa-only.ca", "http://www.aaaa-only.ca/")).toBe("deliverable");
+  });
+
+  it("a disposable domain is undeliverable without asking DNS", async () => {
+    expect(await checker()("someone@mailinator.com", WEBSITE)).toBe("undeliverable");
+    expect(dns.count("mailinator.com")).toBe(0);
+  });
+
+  it("a DNS that never answers gives unknown by the check's deadline", async () => {
+    const check = createEmailStatusCheck({
+      // The resolver would wait far longer than the check: the check's own deadline decides.
+      queries: createDnsResolver([dns.address], { timeoutMs: 60_000, tries: 1 }),
+      timeoutMs: 200,
+    });
+    expect(await check("info@silent-dns.ca", WEBSITE)).toBe("unknown");
+  });
+
+  it("asks DNS once per domain a day, shares a lookup in flight, and does not keep a failure", async () => {
+    let now = Date.parse("2026-11-24T08:00:00Z");
+    const check = checker({ now: () => now });
+    const before = dns.count("other-firm.ca", "MX");
+    await Promise.all([check("a@other-firm.ca", WEBSITE), check("b@other-firm.ca", WEBSITE)]);
+    await check("c@OTHER-FIRM.ca", WEBSITE);
+    expect(dns.count("other-firm.ca", "MX") - before).toBe(1);
+    now += 23 * 3600 * 1000;
+    await check("d@other-firm.ca", WEBSITE);
+    expect(dns.count("other-firm.ca", "MX") - before).toBe(1);
+    now += 2 * 3600 * 1000;
+    await check("e@other-firm.ca", WEBSITE);
+    expect(dns.count("other-firm.ca", "MX") - before).toBe(2);
+
+    const failures = dns.count("broken-dns.ca", "MX");
+    expect(await check("a@broken-dns.ca", WEBSITE)).toBe("unknown");
+    expect(await check("b@broken-dns.ca", WEBSITE)).toBe("unknown");
+    expect(dns.count("broken-dns.ca", "MX") - failures).toBe(2);
+  });
+});
+
+describe("a live-check search with DNS_SERVERS on a loopback DNS server", () => {
+  let places: FakeGooglePlacesServer;
+  let sites: FakeSitesServer;
+  let t: TestApp;
+  const BUDGET_MS = 10_000;
+
+  const page = (email: string, extra = "") => `<!DOCTYPE html><html><head><title>Old</title></head>
+<body><table width="900"><tr><td><font face="Arial">Welcome</font></td></tr></table>
+<footer><p>Email: <a href="mailto:${email}">${email}</a></p>${extra}<p>&copy; 2012</p></footer></body></html>`;
+
+  beforeAll(async () => {
+    places = await startFakeGooglePlaces();
+    sites = await startFakeSites();
+    t = await startTestApp({
+      GOOGLE_PLACES_API_KEY: places.apiKey,
+      GOOGLE_PLACES_BASE_URL: places.baseUrl,
+      AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
+      DNS_SERVERS: dns.address,
+      SEARCH_CHECK_BUDGET_MS: String(BUDGET_MS),
+      RATE_LIMIT_SEARCH_PER_MIN: "1000",
+      RATE_LIMIT_READ_PER_MIN: "1000",
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sites?.close();
+    await places?.close();
+  });
+  beforeEach(() => {
+    dns.setZone({
+      ...ZONE,
+      // The homepages' host names resolve only through the loopback DNS server.
+      "silent-mail.ca": { A: ["127.0.0.1"], hang: ["MX", "AAAA"] },
+    });
+  });
+
+  it("fetches homepages through it, checks each address, and keeps where and when it was found", async () => {
+    const port = new URL(sites.origin).port;
+    sites.set("/maple", {
+      html: page("info@maple-plumbing.ca", "<p>Nous n'acceptons aucune sollicitation commerciale.</p>"),
+    });
+    sites.set("/silent", { html: page("info@silent-mail.ca") });
+    const mapleSite = `http://maple-plumbing.ca:${port}/maple`;
+    const silentSite = `http://silent-mail.ca:${port}/silent`;
+    places.setPlaces("plumber in Dnsville", [
+      googlePlace("dns-maple", mapleSite),
+      googlePlace("dns-silent", silentSite),
+    ]);
+    const ws = await createWorkspace(t.app);
+
+    const search = await t.app.inject({
+      method: "POST",
+      url: "/v1/searches",
+      headers: ws.auth,
+      payload: {
+        queries: [{ location: "Dnsville", category: "plumber" }],
+        filters: { outdated_website: true },
+        max_results: 5,
+      },
+    });
+    expect(search.statusCode, search.body).toBe(200);
+    const body = search.json() as {
+      results: Array<{ id: string; place_id: string; email: string }>;
+      truncated: boolean;
+    };
+    // Both homepages were checked within the budget, the one whose mail DNS never answers included.
+    expect(body.truncated).toBe(false);
+    expect(body.results.map((lead) => [lead.place_id, lead.email])).toEqual([
+      ["dns-maple", "info@maple-plumbing.ca"],
+      ["dns-silent", "info@silent-mail.ca"],
+    ]);
+    expect(dns.count("maple-plumbing.ca", "A")).toBeGreaterThan(0);
+    expect(dns.count("silent-mail.ca", "A")).toBeGreaterThan(0);
+    expect(dns.count("silent-mail.ca", "MX")).toBeGreaterThan(0);
+
+    const detail = async (id: string) =>
+      (await t.app.inject({ url: `/v1/leads/${id}`, headers: ws.auth })).json() as Record<string, unknown>;
+    const [maple, silent] = body.results;
+    const first = await detail(maple!.id);
+    expect(first).toMatchObject({
+      email: "info@maple-plumbing.ca",
+      email_status: "deliverable",
+      email_source: {
+        url: mapleSite,
+        found_in: "mailto",
+        solicitation_refused: true,
+      },
+    });
+    const source = first.email_source as { first_seen_at: string; last_seen_at: string };
+    expect(source.first_seen_at).toBe(source.last_seen_at);
+    expect(await detail(silent!.id)).toMatchObject({
+      email_status: "unknown",
+      email_source: { found_in: "mailto", solicitation_refused: false },
+    });
+
+    // A second audit a month later finds the same address: first seen stays, last seen moves.
+    const [audit] = (
+      await readCurrentAudits(t.database.db, [{ placeId: "dns-maple", website: mapleSite }])
+    ).values();
+    const later = new Date(Date.parse(source.first_seen_at) + 31 * 24 * 3600 * 1000);
+    await saveAudit(t.database.db, {
+      ...audit!,
+      evidence: { ...audit!.evidence, email_first_seen_at: later.toISOString() },
+      audited_at: later,
+    });
+    const second = (await detail(maple!.id)).email_source as typeof source;
+    expect(second.first_seen_at).toBe(source.first_seen_at);
+    expect(second.last_seen_at).toBe(later.toISOString());
+
+    // A third that finds another address starts over.
+    const third = new Date(later.getTime() + 24 * 3600 * 1000);
+    await saveAudit(t.database.db, {
+      ...audit!,
+      signals: { ...audit!.signals, email: "office@maple-plumbing.ca" },
+      audited_at: third,
+    });
+    const moved = (await detail(maple!.id)).email_source as typeof source;
+    expect(moved).toMatchObject({ first_seen_at: third.toISOString(), last_seen_at: third.toISOString() });
+  });
+});
