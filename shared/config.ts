@@ -104,7 +104,8 @@ const configSchema = z.object({
   PASSWORD_FAILURES_PER_ADDRESS: positiveInt(50),
   SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   MAIL_FROM: optionalString,
-  SIGNUP: z.enum(["invite", "open"]).default("invite"),
+  // An empty value (a blank line of .env) is the default.
+  SIGNUP: optionalString.pipe(z.enum(["invite", "open"]).default("invite")),
   ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: positiveInt(10),
   KEY_USAGE_FLUSH_MS: positiveInt(10_000),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),

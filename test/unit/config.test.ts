@@ -287,6 +287,9 @@ describe("account mail and sign-up settings", () => {
     });
     expect(loadConfig({}).mail).toBeUndefined();
     expect(loadConfig({}).signUp).toBe("invite");
+    // A blank line of .env is the default, not an error.
+    expect(loadConfig({ SIGNUP: "", SMTP_URL: "", MAIL_FROM: "" })).toMatchObject({ signUp: "invite" });
+    expect(configError({ SIGNUP: "maybe" }).message).toContain("SIGNUP");
   });
 
   it("refuses the sign-in limits' old names, naming their replacement", () => {
