@@ -31,14 +31,14 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .small { font-size: .875rem; }
 .table-wrap { position: relative; overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 form.stack { display: grid; gap: .85rem; }
 form.inline { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
-input[type=text], input[type=email], input[type=password], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }
+input[type=text], input[type=email], input[type=password], input[type=number], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }
 textarea { min-height: 5rem; }
 button, .button { display: inline-block; font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid #8a94a6; background: #fff; color: var(--ink); cursor: pointer; text-decoration: none; }
 button.primary, .button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); font-weight: 600; }
@@ -47,6 +47,17 @@ button.link { border: 0; background: none; color: var(--accent); padding: 0; tex
 .alert { border-radius: 8px; padding: .65rem .9rem; margin: 0 0 1rem; border: 1px solid; }
 .alert.error { color: var(--danger); background: #fdeeee; border-color: #efb9b9; }
 .alert.ok { color: var(--ok); background: #eaf7ee; border-color: #a9dcb8; }
+.alert.warn { color: #6b4500; background: #fff6e0; border-color: #e8c66a; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem .85rem; margin: 0; min-width: 0; }
+legend { font-weight: 600; padding: 0 .25rem; }
+.queries { display: grid; gap: .75rem; }
+fieldset.query { display: grid; grid-template-columns: 1fr 1fr; gap: .5rem 1rem; }
+label.choice { font-weight: 400; display: flex; gap: .5rem; align-items: flex-start; padding: .25rem 0; }
+label.choice input { margin-top: .3rem; }
+ol.steps { margin: 0; padding-left: 1.25rem; }
+ol.steps li { padding: .2rem 0; }
+.toolbar { margin: 0 0 1rem; }
+button[disabled] { opacity: .6; cursor: default; }
 .secret { display: flex; gap: .5rem; align-items: stretch; flex-wrap: wrap; }
 .secret code { flex: 1 1 16rem; min-width: 0; padding: .6rem; background: #0f172a; color: #e2e8f0; border-radius: 6px; word-break: break-all; font-size: .9rem; }
 .flag { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; background: #fff3d6; border: 1px solid #e8c66a; margin: 0 .25rem .25rem 0; }
@@ -60,6 +71,13 @@ dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: 1fr; }
+  fieldset.query { grid-template-columns: 1fr; }
+  table.rows thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: 100%; }
+  table.rows tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.rows tr:last-child { border-bottom: 0; }
+  table.rows td { border: 0; padding: .2rem .75rem; }
+  table.rows td[data-label]::before { content: attr(data-label); display: block; font-size: .8rem; font-weight: 600; color: var(--muted); }
   .stats .value { font-size: 1.3rem; }
   th, td { padding: .45rem .5rem; }
 }

@@ -51,6 +51,43 @@ export const settingsForm = z.object({
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
 export const draftForm = z.object({ locale: language.optional() });
+export const markForm = z.object({ status: z.enum(["sent", "skipped"]) });
+/** A checkbox: present ("on") when ticked, absent otherwise. */
+const checkbox = z
+  .literal("on")
+  .optional()
+  .transform((value) => value === "on");
+const row = z.string().trim().default("");
+/**
+ * The search form: five rows of place and trade (empty rows ignored), the filters, the limit.
+ * Bounds (1 to 5 queries, 1 to 25 results, the free-trial cap) are the search operation's own.
+ */
+export const searchForm = z.object({
+  location_1: row,
+  category_1: row,
+  location_2: row,
+  category_2: row,
+  location_3: row,
+  category_3: row,
+  location_4: row,
+  category_4: row,
+  location_5: row,
+  category_5: row,
+  max_results: z.coerce.number().int().min(1).max(25),
+  min_rating: z
+    .string()
+    .trim()
+    .default("")
+    .transform((value) => (value === "" ? undefined : Number(value.replace(",", "."))))
+    .pipe(z.number().min(0).max(5).optional()),
+  no_website: checkbox,
+  not_mobile_friendly: checkbox,
+  outdated_website: checkbox,
+  stale_content: checkbox,
+});
+export type SearchForm = z.output<typeof searchForm>;
+export const SEARCH_ROWS = [1, 2, 3, 4, 5] as const;
+
 /** Every form carries it; checked before the handler runs. */
 export const csrfForm = z.object({ csrf_token: z.string().catch("") }).catch({ csrf_token: "" });
 

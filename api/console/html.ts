@@ -14,7 +14,14 @@ export class SafeHtml {
   }
 }
 
-type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[];
+export type Interpolation =
+  | SafeHtml
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly Interpolation[];
 
 function render(value: Interpolation): string {
   if (value === null || value === undefined || value === false) return "";

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../services.ts";
+import { createFlashStore } from "./flash.ts";
 import renderer from "./renderer.ts";
 import accountRoutes from "./routes/account.ts";
 import assetRoutes from "./routes/assets.ts";
@@ -11,6 +12,7 @@ import leadRoutes from "./routes/leads.ts";
 import memberRoutes from "./routes/members.ts";
 import overviewRoutes from "./routes/overview.ts";
 import passwordResetRoutes from "./routes/password-reset.ts";
+import searchRoutes from "./routes/search.ts";
 import settingsRoutes from "./routes/settings.ts";
 import signInRoutes from "./routes/sign-in.ts";
 import signUpRoutes from "./routes/sign-up.ts";
@@ -29,6 +31,9 @@ export const CONSOLE_ROUTES = new Set<string>();
  */
 const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db, config } = services;
+  const flash = createFlashStore(services.redis, (error) =>
+    app.log.error({ err: error }, "console flash store unavailable"),
+  );
   app.addHook("onRoute", (route) => {
     // Pages, not API: kept out of /openapi.json.
     route.schema = { ...route.schema, hide: true };
@@ -43,16 +48,10 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   );
 
   await app.register(assetRoutes);
-  for (const routes of [
-    workspacesRoutes,
-    signInRoutes,
-    inviteRoutes,
-    accountRoutes,
-    connectedAppRoutes,
-    passwordResetRoutes,
-  ]) {
+  for (const routes of [signInRoutes, inviteRoutes, connectedAppRoutes, passwordResetRoutes]) {
     await app.register(routes, { services });
   }
+  for (const routes of [workspacesRoutes, accountRoutes]) await app.register(routes, { services, flash });
   // Self-serve sign-up exists only when the operator opened it (SIGNUP=open, with mail).
   if (config.signUp === "open") await app.register(signUpRoutes, { services });
   await app.register(
@@ -60,13 +59,14 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
       await workspace.register(workspaceScope, { db });
       for (const routes of [
         overviewRoutes,
+        searchRoutes,
         keyRoutes,
         memberRoutes,
         settingsRoutes,
         leadRoutes,
         creditRoutes,
       ]) {
-        await workspace.register(routes, { services });
+        await workspace.register(routes, { services, flash });
       }
     },
     { prefix: "/w/:workspaceId" },

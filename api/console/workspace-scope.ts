@@ -1,9 +1,10 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { z } from "zod";
 import { findMembership, listMemberships, type Membership } from "../../shared/accounts/accounts.ts";
 import type { Db } from "../../shared/db/database.ts";
 import type { Caller, OperationServices } from "../../shared/operations/operation.ts";
+import type { Flash, FlashStore } from "./flash.ts";
 import type { MessageKey } from "./i18n.ts";
 import type { PageContext } from "./layout.ts";
 import { PageError } from "./page-error.ts";
@@ -69,6 +70,8 @@ const workspaceNotices: Record<string, MessageKey> = {
   removed: "memberRemoved",
   invite_cancelled: "inviteCancelled",
   drafted: "drafted",
+  sent: "markedSent",
+  skipped: "markedSkipped",
 };
 const doneQuery = z.object({ done: z.string().optional() }).catch({});
 
@@ -76,4 +79,33 @@ const doneQuery = z.object({ done: z.string().optional() }).catch({});
 export function noticeOf(request: FastifyRequest, context: PageContext): string | undefined {
   const key = workspaceNotices[doneQuery.parse(request.query).done ?? ""];
   return key ? context.t.t(key) : undefined;
+}
+
+const flashQuery = z.object({ flash: z.string().optional() }).catch({});
+
+/**
+ * The flash a redirect named (`?flash=`), taken: shown on this answer only. "gone" when the URL
+ * names one that was already shown or expired (a reload of the page that showed a key).
+ */
+export async function takeFlash(
+  request: FastifyRequest,
+  store: FlashStore,
+): Promise<Flash | "gone" | undefined> {
+  const id = flashQuery.parse(request.query).flash;
+  const session = request.consoleSession;
+  if (id === undefined || !session) return undefined;
+  return (await store.read(session.token, id, { take: true })) ?? "gone";
+}
+
+/** POST then 303 to `path?flash=<id>`; null when the store is unavailable (the caller answers at once). */
+export async function redirectWithFlash(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: FlashStore,
+  path: string,
+  flash: Flash,
+): Promise<FastifyReply | null> {
+  const session = request.consoleSession;
+  const id = session ? await store.put(session.token, flash) : null;
+  return id ? reply.redirect(`${path}?flash=${id}`, 303) : null;
 }

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { readCurrentAudits } from "../audit/cache.ts";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
+import type { OutreachStatus } from "../db/schema.ts";
 import type { LeadCursor } from "../leads/cursor.ts";
 import {
   emailProvenance,
@@ -19,6 +20,9 @@ export interface WorkspaceOverview {
   leads: number;
   drafts: number;
   active_keys: number;
+  active_members: number;
+  /** Drafts are signed: a sender name or company was given in the settings. */
+  sender_set: boolean;
 }
 
 export async function readWorkspaceOverview(db: Db, workspaceId: string): Promise<WorkspaceOverview> {
@@ -27,6 +31,8 @@ export async function readWorkspaceOverview(db: Db, workspaceId: string): Promis
     .select((eb) => [
       "balance",
       "free_trial",
+      "sender_name",
+      "sender_company",
       eb
         .selectFrom("leads")
         .select(eb.fn.countAll<string>().as("n"))
@@ -43,6 +49,12 @@ export async function readWorkspaceOverview(db: Db, workspaceId: string): Promis
         .where("api_keys.workspace_id", "=", workspaceId)
         .where("api_keys.revoked_at", "is", null)
         .as("active_keys"),
+      eb
+        .selectFrom("members")
+        .select(eb.fn.countAll<string>().as("n"))
+        .where("members.workspace_id", "=", workspaceId)
+        .where("members.removed_at", "is", null)
+        .as("active_members"),
     ])
     .where("id", "=", workspaceId)
     .executeTakeFirstOrThrow();
@@ -52,6 +64,8 @@ export async function readWorkspaceOverview(db: Db, workspaceId: string): Promis
     leads: Number(row.leads ?? 0),
     drafts: Number(row.drafts ?? 0),
     active_keys: Number(row.active_keys ?? 0),
+    active_members: Number(row.active_members ?? 0),
+    sender_set: row.sender_name !== null || row.sender_company !== null,
   };
 }
 
@@ -98,7 +112,7 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
 export async function listLeadsWithEvidence(
   db: Db,
   workspaceId: string,
-  page: { limit: number; after: LeadCursor | null },
+  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
 ): Promise<{ leads: LeadWithEvidence[]; next_cursor: string | null }> {
   const listed = await listLeads(db, workspaceId, page);
   return { leads: await withEvidence(db, listed.leads), next_cursor: listed.next_cursor };

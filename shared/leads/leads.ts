@@ -38,10 +38,14 @@ const summaryColumns = [
  * sort looks cheaper than the ordered index scan. For LIMIT 1 the ordered index scan wins
  * whatever the estimate, so this plan does not depend on statistics.
  */
-export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
+export function leadPageQuery(
+  workspaceId: string,
+  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
+) {
   const after = page.after
     ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
     : sql``;
+  const status = page.status ? sql`and leads.outreach_status = ${page.status}` : sql``;
   // The email is not a column: listLeads adds it from the audit (contactEmailOf).
   return sql<Omit<LeadSummary, "email">>`
     with recursive walk as (
@@ -49,7 +53,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
        from (
          select leads.id, leads.place_id, leads.outreach_status, leads.added_at
          from leads
-         where leads.workspace_id = ${workspaceId} ${after}
+         where leads.workspace_id = ${workspaceId} ${after} ${status}
          order by leads.added_at desc, leads.id desc
          limit 1
        ) as first
@@ -60,7 +64,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       cross join lateral (
         select leads.id, leads.place_id, leads.outreach_status, leads.added_at
         from leads
-        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id)
+        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id) ${status}
         order by leads.added_at desc, leads.id desc
         limit 1
       ) as next
@@ -75,7 +79,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
 export async function listLeads(
   db: Db,
   workspaceId: string,
-  page: { limit: number; after: LeadCursor | null },
+  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
 ): Promise<LeadPage> {
   // One row more than the page tells whether a next page exists.
   const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);
@@ -235,4 +239,21 @@ export async function markLeadDrafted(trx: Transaction<Database>, leadId: string
     .where("id", "=", leadId)
     .where("outreach_status", "=", "new")
     .execute();
+}
+
+/** A member's mark on a lead (sent or skipped); false when the workspace has no such lead. */
+export async function markOutreachStatus(
+  db: Db,
+  workspaceId: string,
+  leadId: string,
+  status: Extract<OutreachStatus, "sent" | "skipped">,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable("leads")
+    .set({ outreach_status: status })
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", leadId)
+    .returning("id")
+    .executeTakeFirst();
+  return updated !== undefined;
 }

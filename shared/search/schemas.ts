@@ -74,3 +74,4 @@ export const searchResponseSchema = z
 
 export type SearchFilters = z.output<typeof searchFiltersSchema>;
 export type SearchRequest = z.output<typeof searchRequestSchema>;
+export type SearchResponse = z.output<typeof searchResponseSchema>;

@@ -16,6 +16,8 @@ export const looksLikeApiKey = (token: string): boolean => API_KEY_PATTERN.test(
 export interface ApiKeyListing {
   id: string;
   name: string;
+  /** The key's first 8 characters (`ldk_` and 4 more), kept in clear to tell keys apart. */
+  key_prefix: string;
   created_by: string;
   created_by_email: string;
   /** The creator's name as they signed up (or as the operator entered it); null when unknown. */
@@ -56,6 +58,7 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyLi
       eb.fn.coalesce("accounts.name", "members.name").as("created_by_name"),
       "api_keys.id",
       "api_keys.name",
+      "api_keys.key_prefix",
       "api_keys.created_by",
       "members.email as created_by_email",
       "api_keys.created_at",

@@ -2,11 +2,11 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { changePassword, updateAccountProfile } from "../../../shared/accounts/accounts.ts";
 import { ApiError } from "../../../shared/errors.ts";
-import type { Services } from "../../services.ts";
 import { parseForm, passwordForm, profileForm } from "../forms.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CONSOLE_PREFIX } from "../paths.ts";
 import { DOMAIN_MESSAGES } from "../renderer.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { requireSession } from "../session.ts";
 import { accountPage } from "../views/account.ts";
 
@@ -18,7 +18,7 @@ const accountNotices: Record<string, MessageKey> = {
 const doneQuery = z.object({ done: z.string().optional() }).catch({});
 
 /** The signed-in person's own profile and password. */
-const accountRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const accountRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
   const { db } = services;
 
   app.get("/account", async (request, reply) => {

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
 import { readCreditHistory } from "../../../shared/console/workspace-views.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import type { Services } from "../../services.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { creditsPage } from "../views/credits.ts";
 import { membershipOf } from "../workspace-scope.ts";
 
 /** The workspace's balance and credit history. */
-const creditRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const creditRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
   const { db } = services;
 
   app.get("/credits", async (request, reply) => {

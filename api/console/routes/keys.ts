@@ -1,23 +1,30 @@
 import type { FastifyPluginAsync } from "fastify";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
-import type { Services } from "../../services.ts";
 import { keyForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { confirmPage } from "../views/components.ts";
 import { keysPage } from "../views/keys.ts";
-import { idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+import { idParam, membershipOf, noticeOf, redirectWithFlash, takeFlash } from "../workspace-scope.ts";
 
 /** The workspace's API keys: list, create (shown once), revoke. */
-const keyRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services, flash }) => {
   const { db } = services;
 
   app.get("/keys", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
+    const shown = await takeFlash(request, flash);
     await services.keyUsage.flush();
     const keys = await listApiKeys(db, workspace_id);
     return reply.render((context) =>
-      keysPage(context, { workspaceId: workspace_id, keys, info: noticeOf(request, context) }),
+      keysPage(context, {
+        workspaceId: workspace_id,
+        keys,
+        info: noticeOf(request, context),
+        error: shown === "gone" ? context.t.t("flashGone") : undefined,
+        created: shown !== "gone" && shown?.kind === "key_created" ? shown : undefined,
+      }),
     );
   });
 
@@ -28,15 +35,19 @@ const keyRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { serv
       name,
       createdBy: membership.member_id,
     });
+    const shown = { kind: "key_created" as const, name: created.name, key: created.key };
+    // Shown once, after the redirect (never in a URL: the flash id only names it for this session).
+    const redirected = await redirectWithFlash(
+      request,
+      reply,
+      flash,
+      workspacePath(membership.workspace_id, "keys"),
+      shown,
+    );
+    if (redirected) return redirected;
     const keys = await listApiKeys(db, membership.workspace_id);
-    // Shown in this answer only, never in a URL, never again.
     return reply.render(
-      (context) =>
-        keysPage(context, {
-          workspaceId: membership.workspace_id,
-          keys,
-          created: { name: created.name, key: created.key },
-        }),
+      (context) => keysPage(context, { workspaceId: membership.workspace_id, keys, created: shown }),
       201,
     );
   });

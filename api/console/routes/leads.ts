@@ -9,37 +9,57 @@ import {
 } from "../../../shared/console/workspace-views.ts";
 import { ApiError } from "../../../shared/errors.ts";
 import { decodeCursor } from "../../../shared/leads/cursor.ts";
+import { outreachStatusSchema } from "../../../shared/leads/schemas.ts";
 import { draftOperation } from "../../../shared/operations/draft.ts";
 import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
+import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import type { Services } from "../../services.ts";
-import { draftForm, parseForm } from "../forms.ts";
+import { draftForm, markForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { leadPage, leadsPage } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
 
-const listQuery = z.object({ cursor: z.string().optional() }).catch({});
+const listQuery = z
+  .object({
+    cursor: z.string().optional(),
+    // An empty choice ("All statuses") is no filter.
+    status: z.preprocess((value) => (value === "" ? undefined : value), outreachStatusSchema.optional()),
+  })
+  .catch({});
 
 /** The workspace's leads: the list, the CSV export, one lead with its drafts, a new draft. */
-const leadRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
   const { db } = services;
 
   app.get("/leads", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
-    const raw = listQuery.parse(request.query).cursor;
+    const { cursor: raw, status } = listQuery.parse(request.query);
     const after = raw === undefined ? null : decodeCursor(raw);
     if (raw !== undefined && !after) throw new PageError(400, "invalidInput", { detail: "cursor" });
-    const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after });
+    const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after, status });
     return reply.render((context) =>
       leadsPage(context, {
         workspaceId: workspace_id,
         leads: page.leads,
         nextCursor: page.next_cursor,
         paged: after !== null,
+        status,
       }),
     );
+  });
+
+  app.post("/leads/:leadId/mark", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const form = markForm.safeParse(request.body);
+    // A lead of another workspace is a 404 whatever the form says.
+    if (!form.success) return renderLead(request, reply, { error: "status", status: 400 });
+    const { status } = form.data;
+    await invoke(markLeadOperation, callerOf(request, services), { lead_id: leadId, status });
+    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=${status}`, 303);
   });
 
   app.get("/leads.csv", async (request, reply) => {

@@ -3,21 +3,22 @@ import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite, listPendingInvites } from "../../../shared/accounts/invites.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import { removeMember } from "../../../shared/workspaces/members.ts";
-import type { Services } from "../../services.ts";
 import { sendAccountMail } from "../account-mail.ts";
 import { inviteForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, inviteUrl, workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { confirmPage } from "../views/components.ts";
 import { membersPage } from "../views/members.ts";
-import { idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+import { idParam, membershipOf, noticeOf, redirectWithFlash, takeFlash } from "../workspace-scope.ts";
 
 /** The workspace's members: list, invite, remove. */
-const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const memberRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services, flash }) => {
   const { db } = services;
 
   app.get("/members", async (request, reply) => {
     const membership = membershipOf(request);
+    const shown = await takeFlash(request, flash);
     const members = await listActiveMembers(db, membership.workspace_id);
     const pending = await listPendingInvites(db, membership.workspace_id);
     return reply.render((context) =>
@@ -26,7 +27,12 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         members,
         pending,
         selfMemberId: membership.member_id,
-        info: noticeOf(request, context),
+        info:
+          shown !== "gone" && shown?.kind === "invite_mailed"
+            ? context.t.t("inviteMailed", { email: shown.email })
+            : noticeOf(request, context),
+        error: shown === "gone" ? context.t.t("flashGone") : undefined,
+        invite: shown !== "gone" && shown?.kind === "invite_created" ? shown : undefined,
       }),
     );
   });
@@ -60,6 +66,13 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         throw error;
       }
     }
+    // Shown once after the redirect: the link (without mail), or that it was mailed.
+    const shown = services.mailer
+      ? { kind: "invite_mailed" as const, email: invite.email }
+      : { kind: "invite_created" as const, email: invite.email, url: link };
+    const membersPath = workspacePath(membership.workspace_id, "members");
+    const redirected = await redirectWithFlash(request, reply, flash, membersPath, shown);
+    if (redirected) return redirected;
     const members = await listActiveMembers(db, membership.workspace_id);
     const pending = await listPendingInvites(db, membership.workspace_id);
     return reply.render(
@@ -69,9 +82,9 @@ const memberRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
           members,
           pending,
           selfMemberId: membership.member_id,
-          ...(services.mailer
-            ? { info: context.t.t("inviteMailed", { email: invite.email }) }
-            : { invite: { email: invite.email, url: link } }),
+          ...(shown.kind === "invite_mailed"
+            ? { info: context.t.t("inviteMailed", { email: shown.email }) }
+            : { invite: shown }),
         }),
       201,
     );

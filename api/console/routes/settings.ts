@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import { requireWorkspace, updateWorkspaceSettings } from "../../../shared/workspaces/workspaces.ts";
-import type { Services } from "../../services.ts";
 import { parseForm, settingsForm } from "../forms.ts";
 import { workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { settingsPage } from "../views/settings.ts";
 import { membershipOf, noticeOf } from "../workspace-scope.ts";
 
 /** The workspace's settings: drafts' language, sender, offer. */
-const settingsRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const settingsRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
   const { db } = services;
 
   app.get("/settings", async (request, reply) => {

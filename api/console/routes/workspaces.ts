@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
 import { listMemberships } from "../../../shared/accounts/accounts.ts";
-import type { Services } from "../../services.ts";
 import { workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
 import { requireSession } from "../session.ts";
 import { workspacesPage } from "../views/workspaces.ts";
 
 /** The console's home: the one workspace, or the choice between several. */
-const workspacesRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const workspacesRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
   const { db } = services;
 
   app.get("/", async (request, reply) => {

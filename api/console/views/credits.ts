@@ -22,10 +22,10 @@ ${input.freeTrial ? html`<p class="muted">${t.t("freeTrial")}</p>` : ""}
 ${
   input.history.length === 0
     ? html`<p class="card empty">${t.t("noHistory")}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("when")}</th><th scope="col">${t.t("what")}</th><th scope="col">${t.t("amount")}</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("when")}</th><th scope="col">${t.t("what")}</th><th scope="col">${t.t("amount")}</th></tr></thead><tbody>
 ${input.history.map(
   (entry) =>
-    html`<tr><td class="small">${t.date(entry.at)}</td><td>${label[entry.kind]}${entry.subject ? html`: ${entry.subject}` : ""}</td><td>${entry.credits > 0 ? `+${entry.credits}` : entry.credits}</td></tr>`,
+    html`<tr><td class="small" data-label="${t.t("when")}">${t.date(entry.at)}</td><td data-label="${t.t("what")}">${label[entry.kind]}${entry.subject ? html`: ${entry.subject}` : ""}</td><td data-label="${t.t("amount")}">${entry.credits > 0 ? `+${entry.credits}` : entry.credits}</td></tr>`,
 )}</tbody></table></div>`
 }`,
   );

@@ -1,5 +1,5 @@
 import type { ApiKeyListing } from "../../../shared/workspaces/api-keys.ts";
-import { html } from "../html.ts";
+import { html, type Interpolation } from "../html.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 import { field } from "./components.ts";
@@ -15,14 +15,16 @@ export function keysPage(
   },
 ): string {
   const { t } = context;
+  const cell = (label: string, content: Interpolation) => html`<td data-label="${label}">${content}</td>`;
   const rows = input.keys.map(
     (key) => html`<tr>
-<td>${key.name}</td>
-<td>${key.created_by_name ?? key.created_by_email}</td>
-<td>${t.date(key.created_at)}</td>
-<td>${t.date(key.last_used_at)}</td>
-<td>${key.revoked_at ? t.date(key.revoked_at) : html`<span class="muted">${t.t("active")}</span>`}</td>
-<td>${key.revoked_at ? "" : html`<a href="${workspacePath(input.workspaceId, `keys/${key.id}/revoke`)}">${t.t("revoke")}<span class="visually-hidden"> ${key.name}</span></a>`}</td>
+${cell(t.t("keyName"), key.name)}
+${cell(t.t("keyPrefix"), html`<code>${key.key_prefix}…</code>`)}
+${cell(t.t("createdBy"), key.created_by_name ?? key.created_by_email)}
+${cell(t.t("createdAt"), t.date(key.created_at))}
+${cell(t.t("lastUsed"), t.date(key.last_used_at))}
+${cell(t.t("revoked"), key.revoked_at ? t.date(key.revoked_at) : html`<span class="muted">${t.t("active")}</span>`)}
+<td>${key.revoked_at ? "" : html`<a href="${workspacePath(input.workspaceId, `keys/${key.id}/revoke`)}">${t.t("revoke")}<span class="visually-hidden"> ${key.name} (${key.key_prefix}…)</span></a>`}</td>
 </tr>`,
   );
   return layout(
@@ -42,7 +44,7 @@ ${
 ${
   input.keys.length === 0
     ? html`<p class="card empty">${t.t("noKeys")}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("keyName")}</th><th scope="col">${t.t("createdBy")}</th><th scope="col">${t.t("createdAt")}</th><th scope="col">${t.t("lastUsed")}</th><th scope="col">${t.t("revoked")}</th><th scope="col"><span class="visually-hidden">${t.t("revoke")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("keyName")}</th><th scope="col">${t.t("keyPrefix")}</th><th scope="col">${t.t("createdBy")}</th><th scope="col">${t.t("createdAt")}</th><th scope="col">${t.t("lastUsed")}</th><th scope="col">${t.t("revoked")}</th><th scope="col"><span class="visually-hidden">${t.t("revoke")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
 }`,
   );
 }

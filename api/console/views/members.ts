@@ -29,12 +29,12 @@ ${
 <div class="secret"><code id="invite-url">${input.invite.url}</code><button type="button" data-copy="invite-url" data-copied="${t.t("copied")}">${t.t("copy")}</button></div></section>`
     : ""
 }
-<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("name")}</th><th scope="col">${t.t("email")}</th><th scope="col">${t.t("joinedOn")}</th><th scope="col"><span class="visually-hidden">${t.t("remove")}</span></th></tr></thead><tbody>
+<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("name")}</th><th scope="col">${t.t("email")}</th><th scope="col">${t.t("joinedOn")}</th><th scope="col"><span class="visually-hidden">${t.t("remove")}</span></th></tr></thead><tbody>
 ${input.members.map(
   (
     member,
-  ) => html`<tr><td>${member.name ?? ""}${member.id === input.selfMemberId ? html` <span class="muted">(${t.t("you")})</span>` : ""}${member.signed_up ? "" : html` <span class="muted small">(${t.t("notJoined")})</span>`}</td>
-<td>${member.email}</td><td>${t.date(member.created_at)}</td>
+  ) => html`<tr><td data-label="${t.t("name")}">${member.name ?? ""}${member.id === input.selfMemberId ? html` <span class="muted">(${t.t("you")})</span>` : ""}${member.signed_up ? "" : html` <span class="muted small">(${t.t("notJoined")})</span>`}</td>
+<td data-label="${t.t("email")}">${member.email}</td><td data-label="${t.t("joinedOn")}">${t.date(member.created_at)}</td>
 <td><a href="${workspacePath(input.workspaceId, `members/${member.id}/remove`)}">${t.t("remove")}<span class="visually-hidden"> ${member.email}</span></a></td></tr>`,
 )}
 </tbody></table></div>

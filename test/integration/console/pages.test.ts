@@ -16,17 +16,35 @@ describe("console pages", () => {
     const workspace = await createWorkspace(harness.app);
     const browser = await signedUpMember(harness.app, workspace.workspaceId, "keys@agency.test", "Kim Keys");
     const keysPath = `/app/w/${workspace.workspaceId}/keys`;
+    // POST, 303, GET: the key is shown on the page the redirect leads to, once.
     const created = await browser.submit(keysPath, keysPath, { name: "CRM sync" });
-    expect(created.statusCode).toBe(201);
-    const key = KEY_PATTERN.exec(created.body)?.[0] ?? "";
+    expect(created.statusCode).toBe(303);
+    const shownAt = created.headers.location as string;
+    expect(shownAt).toMatch(/\/keys\?flash=[A-Za-z0-9_-]{22}$/);
+    expect(shownAt).not.toMatch(KEY_PATTERN);
+    const shown = await browser.get(shownAt);
+    const key = KEY_PATTERN.exec(shown.body)?.[0] ?? "";
     expect(key).not.toBe("");
-    expect(created.body).toContain('data-copy="new-key-value"');
+    expect(shown.body).toContain('data-copy="new-key-value"');
+    expect(shown.body).toContain(`<code>${key.slice(0, 8)}…</code>`);
+    // A reload shows it no more, and creates nothing.
+    const reloaded = await browser.get(shownAt);
+    expect(reloaded.body).not.toContain(key);
+    expect(reloaded.body).toContain("already shown");
+    const keyRows = await harness.database.db
+      .selectFrom("api_keys")
+      .select("id")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .where("name", "=", "CRM sync")
+      .execute();
+    expect(keyRows).toHaveLength(1);
 
     const listed = await browser.get(keysPath);
     expect(listed.body).not.toContain(key);
-    const row = () => /<tr>\s*<td>CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(listed.body)?.[1] ?? "";
+    const row = () =>
+      /<tr>\s*<td data-label="Key name">CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(listed.body)?.[1] ?? "";
     expect(row()).toContain("Kim Keys");
-    expect(row()).toMatch(/<td>never<\/td>/);
+    expect(row()).toMatch(/<td data-label="Last used">never<\/td>/);
 
     const credits = await harness.app.inject({
       url: "/v1/credits",
@@ -34,13 +52,15 @@ describe("console pages", () => {
     });
     expect(credits.statusCode).toBe(200);
     const afterUse = await browser.get(keysPath);
-    const usedRow = /<tr>\s*<td>CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(afterUse.body)?.[1] ?? "";
-    expect(usedRow).not.toMatch(/<td>never<\/td>\s*<td><span class="muted">active/);
-    expect(usedRow).toMatch(/UTC<\/td>\s*<td>[^<]*UTC<\/td>/);
+    const usedRow =
+      /<tr>\s*<td data-label="Key name">CRM sync<\/td>([\s\S]*?)<\/tr>/.exec(afterUse.body)?.[1] ?? "";
+    expect(usedRow).not.toMatch(/<td data-label="Last used">never<\/td>/);
+    expect(usedRow).toMatch(/<td data-label="Last used">[^<]*UTC<\/td>/);
 
-    const keyId = /keys\/([0-9a-f-]{36})\/revoke"[^>]*>Revoke<span class="visually-hidden"> CRM sync/.exec(
-      afterUse.body,
-    )?.[1];
+    const keyId =
+      /keys\/([0-9a-f-]{36})\/revoke"[^>]*>Revoke<span class="visually-hidden"> CRM sync \(ldk_/.exec(
+        afterUse.body,
+      )?.[1];
     expect(keyId).toBeDefined();
     const confirmPath = `${keysPath}/${keyId}/revoke`;
     const confirm = await browser.get(confirmPath);
@@ -70,9 +90,12 @@ describe("console pages", () => {
       email: "new@invite.test",
       name: "",
     });
-    expect(invited.statusCode).toBe(201);
-    const link = /<code id="invite-url">([^<]+)<\/code>/.exec(invited.body)?.[1] ?? "";
+    expect(invited.statusCode).toBe(303);
+    const shownAt = invited.headers.location as string;
+    expect(shownAt).toMatch(/\/members\?flash=/);
+    const link = /<code id="invite-url">([^<]+)<\/code>/.exec((await owner.get(shownAt)).body)?.[1] ?? "";
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:3000\/app\/invite\/[A-Za-z0-9_-]{43}$/);
+    expect((await owner.get(shownAt)).body).not.toContain(link);
     expect((await owner.get(membersPath)).body).not.toContain(link);
 
     const newcomer = new ConsoleBrowser(harness.app);
@@ -171,10 +194,10 @@ describe("console pages", () => {
     const first = await browser.get(leadsPath);
     expect(first.statusCode).toBe(200);
     expect(first.body).toContain("No website");
-    expect((first.body.match(/<tr><td><a href=/g) ?? []).length).toBe(25);
+    expect((first.body.match(/<tr><td data-label="Business"><a href=/g) ?? []).length).toBe(25);
     const next = /href="([^"]+cursor=[^"]+)"/.exec(first.body)?.[1]?.replaceAll("&amp;", "&") ?? "";
     const second = await browser.get(next);
-    expect((second.body.match(/<tr><td><a href=/g) ?? []).length).toBe(5);
+    expect((second.body.match(/<tr><td data-label="Business"><a href=/g) ?? []).length).toBe(5);
     expect(second.body).toContain("Plomberie 0");
 
     const noWebsiteLead = ids[29] ?? "";
@@ -183,7 +206,9 @@ describe("console pages", () => {
     expect(drafted.statusCode).toBe(303);
     const leadPage = await browser.get(drafted.headers.location as string);
     expect(leadPage.body).toContain("Draft written: 1 credit spent.");
-    expect(leadPage.body).toContain("no_website");
+    // The facts of the draft in words, never as codes.
+    expect(leadPage.body).toContain("Facts used: no website");
+    expect(leadPage.body).not.toContain("no_website");
     const stored = await harness.database.db
       .selectFrom("drafts")
       .selectAll()
@@ -331,6 +356,8 @@ describe("admin invites", () => {
     expect(members[0]?.id).toBe(workspace.memberId);
     expect(members[0]?.account_id).not.toBeNull();
     const keys = await browser.get(`/app/w/${workspace.workspaceId}/keys`);
-    expect(keys.body).toMatch(/<td>server<\/td>\s*<td>Owen Operator<\/td>/);
+    expect(keys.body).toMatch(
+      /<td data-label="Key name">server<\/td>\s*<td data-label="Key starts with"><code>ldk_[^<]{4}…<\/code><\/td>\s*<td data-label="Created by">Owen Operator<\/td>/,
+    );
   });
 });

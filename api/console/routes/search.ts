@@ -1,0 +1,122 @@
+import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
+import { ApiError } from "../../../shared/errors.ts";
+import { invoke } from "../../../shared/operations/operation.ts";
+import { searchOperation } from "../../../shared/operations/search.ts";
+import { MAX_FREE_TRIAL_QUERIES, type SearchRequest } from "../../../shared/search/schemas.ts";
+import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
+import { parseForm, SEARCH_ROWS, type SearchForm, searchForm } from "../forms.ts";
+import type { Translator } from "../i18n.ts";
+import { PageError } from "../page-error.ts";
+import { workspacePath } from "../paths.ts";
+import type { ConsoleRouteOptions } from "../route-options.ts";
+import { searchPage } from "../views/search.ts";
+import { callerOf, membershipOf, redirectWithFlash } from "../workspace-scope.ts";
+
+const flashQuery = z.object({ flash: z.string().optional() }).catch({});
+
+/** The form's rows and boxes as the search operation's input (its own schema checks the bounds). */
+function searchRequestOf(form: SearchForm): SearchRequest {
+  const queries: SearchRequest["queries"] = [];
+  for (const n of SEARCH_ROWS) {
+    const location = form[`location_${n}`];
+    const category = form[`category_${n}`];
+    if (location === "" && category === "") continue;
+    if (location === "" || category === "") throw new PageError(400, "invalidInput", { detail: String(n) });
+    queries.push({ location, category });
+  }
+  const filters = {
+    ...(form.min_rating === undefined ? {} : { min_rating: form.min_rating }),
+    ...(form.no_website ? { no_website: true } : {}),
+    ...(form.not_mobile_friendly ? { not_mobile_friendly: true } : {}),
+    ...(form.outdated_website ? { outdated_website: true } : {}),
+    ...(form.stale_content ? { stale_content: true } : {}),
+  };
+  return { queries, max_results: form.max_results, filters };
+}
+
+/**
+ * The console's search: the same operation as POST /v1/searches and the `search_leads` tool
+ * (same charge, same rules, same rate limit). The answer is kept in the session's flash and shown
+ * after a redirect, so a reload shows it again without searching (or charging) again.
+ */
+const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services, flash }) => {
+  const { db } = services;
+
+  app.get("/search", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const workspace = await requireWorkspace(db, workspace_id);
+    const id = flashQuery.parse(request.query).flash;
+    const session = request.consoleSession;
+    const shown = id && session ? await flash.read(session.token, id, { take: false }) : null;
+    return reply.render((context) =>
+      searchPage(context, {
+        workspaceId: workspace_id,
+        freeTrial: workspace.free_trial,
+        balance: workspace.balance,
+        outcome: shown?.kind === "search" ? shown : undefined,
+      }),
+    );
+  });
+
+  app.post("/search", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const form = parseForm(searchForm, request.body);
+    const workspace = await requireWorkspace(db, workspace_id);
+    let searchRequest: SearchRequest | undefined;
+    try {
+      searchRequest = searchRequestOf(form);
+      if (searchRequest.queries.length === 0) throw new PageError(400, "invalidInput", { detail: "" });
+      const response = await invoke(searchOperation, callerOf(request, services), searchRequest);
+      const balance = (await requireWorkspace(db, workspace_id)).balance;
+      const outcome = { kind: "search" as const, request: searchRequest, response, balance };
+      const redirected = await redirectWithFlash(
+        request,
+        reply,
+        flash,
+        workspacePath(workspace_id, "search"),
+        outcome,
+      );
+      if (redirected) return redirected;
+      // No flash store reachable: the results in this answer (a reload would ask to resend).
+      return reply.render((context) =>
+        searchPage(context, { workspaceId: workspace_id, freeTrial: workspace.free_trial, balance, outcome }),
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError || error instanceof PageError) || error.status >= 500) throw error;
+      if (error instanceof ApiError) reply.headers(error.headers);
+      return reply.render(
+        (context) =>
+          searchPage(context, {
+            workspaceId: workspace_id,
+            freeTrial: workspace.free_trial,
+            balance: workspace.balance,
+            form,
+            error: searchErrorOf(context.t, error, workspace.free_trial, form),
+          }),
+        error.status,
+      );
+    }
+  });
+};
+
+/** Why the search was refused, in the member's words. */
+function searchErrorOf(
+  t: Translator,
+  error: ApiError | PageError,
+  freeTrial: boolean,
+  form: SearchForm,
+): string {
+  if (error instanceof PageError) {
+    const row = error.values.detail;
+    return row ? t.t("queryIncomplete", { n: row }) : t.t("needOneQuery");
+  }
+  if (error.code === "insufficient_credits") return t.t("insufficientCreditsSearch");
+  if (error.status === 429) return t.t("tooManyRequests");
+  const rows = SEARCH_ROWS.filter((n) => form[`location_${n}`] !== "").length;
+  if (freeTrial && rows > MAX_FREE_TRIAL_QUERIES)
+    return t.t("freeTrialQueries", { max: MAX_FREE_TRIAL_QUERIES });
+  return t.t("invalidInput", { detail: error.message });
+}
+
+export default searchRoutes;

@@ -1,0 +1,117 @@
+import type { LeadWithEvidence } from "../../../shared/console/workspace-views.ts";
+import type { OutreachStatus } from "../../../shared/db/schema.ts";
+import { html, type SafeHtml } from "../html.ts";
+import type { MessageKey, Translator } from "../i18n.ts";
+
+/**
+ * Every value the domain stores as a code (statuses, fact keys, evidence kinds) in the reader's
+ * words: a page never shows `new`, `drafted` or `no_website`.
+ */
+const STATUS_LABELS: Record<OutreachStatus, MessageKey> = {
+  new: "statusNew",
+  drafted: "statusDrafted",
+  sent: "statusSent",
+  skipped: "statusSkipped",
+};
+export const OUTREACH_STATUSES = Object.keys(STATUS_LABELS) as OutreachStatus[];
+export const statusLabel = (t: Translator, status: OutreachStatus): string => t.t(STATUS_LABELS[status]);
+
+const FACT_LABELS: Record<string, MessageKey> = {
+  no_website: "factNoWebsite",
+  no_mobile_viewport: "factNoMobileViewport",
+  stale_copyright: "factStaleCopyright",
+  legacy_site_tech: "factLegacySiteTech",
+  no_french_version: "factNoFrenchVersion",
+  low_review_count: "factLowReviewCount",
+  not_mobile_friendly: "factNotMobileFriendly",
+  outdated_website: "factOutdatedWebsite",
+  site_unreachable: "factSiteUnreachable",
+  parked_domain: "factParkedDomain",
+  social_profile_only: "factSocialProfileOnly",
+  no_https: "factNoHttps",
+};
+/** A fact key of a draft; a key this console does not know yet reads as words, not as a code. */
+export const factLabel = (t: Translator, key: string): string => {
+  const label = FACT_LABELS[key];
+  return label ? t.t(label) : key.replaceAll("_", " ");
+};
+
+export const languageName = (t: Translator, language: string): string =>
+  language === "fr" ? t.t("french") : language === "en" ? t.t("english") : language;
+
+export function flagBadges(t: Translator, lead: LeadWithEvidence): SafeHtml {
+  const badges: string[] = [];
+  if (lead.no_website_flag) badges.push(t.t("noWebsite"));
+  if (lead.not_mobile_friendly_flag) badges.push(t.t("notMobileFriendly"));
+  if (lead.outdated_website_flag) badges.push(t.t("outdatedWebsite"));
+  if (lead.pitch?.site_unreachable) badges.push(t.t("siteUnreachable"));
+  if (lead.pitch?.parked_domain) badges.push(t.t("parkedDomain"));
+  if (lead.pitch?.social_profile_only) badges.push(t.t("socialProfileOnly"));
+  if (lead.pitch?.no_https) badges.push(t.t("noHttps"));
+  if (badges.length === 0 && lead.website !== null && lead.signals === null) {
+    return html`<span class="muted small">${t.t("notChecked")}</span>`;
+  }
+  return html`${badges.map((badge) => html`<span class="flag">${badge}</span>`)}`;
+}
+
+/** The auditor describes a layout table in English; the tag it quotes is the page's own. */
+function layoutLine(t: Translator, text: string): string {
+  const fixed = /^fixed-width layout table: (.*)$/s.exec(text);
+  if (fixed?.[1] !== undefined) return t.t("evFixedTable", { tag: fixed[1] });
+  const nested = /^nested layout tables: (.*)$/s.exec(text);
+  if (nested?.[1] !== undefined) return t.t("evNestedTables", { tag: nested[1] });
+  return text;
+}
+
+/**
+ * The audit's evidence, one line per signal that was found, in words a person can check on the
+ * site: labels translated, what is quoted from the page (tags, versions, notices) as it was.
+ */
+export function evidenceList(t: Translator, lead: LeadWithEvidence): SafeHtml {
+  const lines = pitchEvidence(t, lead);
+  const evidence = lead.evidence;
+  const signals = lead.signals;
+  if (!evidence || !signals) return evidenceLines(lines);
+  if (signals.no_mobile_viewport) lines.push([t.t("evViewport"), t.t("evNoViewport")]);
+  else if (evidence.viewport && signals.not_mobile_friendly)
+    lines.push([t.t("evViewport"), evidence.viewport]);
+  if (evidence.jquery_version) lines.push([t.t("evJquery"), evidence.jquery_version]);
+  if (evidence.legacy_tags?.length) lines.push([t.t("evTags"), evidence.legacy_tags.join(", ")]);
+  if (evidence.flash?.length) lines.push([t.t("evFlash"), evidence.flash.join(", ")]);
+  if (evidence.table_layout) lines.push([t.t("evLayout"), layoutLine(t, evidence.table_layout)]);
+  if (evidence.copyright_text) lines.push([t.t("evCopyright"), evidence.copyright_text]);
+  if (evidence.media_paths?.length)
+    lines.push([t.t("lastMediaYear"), evidence.media_paths.slice(0, 3).join(", ")]);
+  if (evidence.french_version) lines.push([t.t("evFrench"), evidence.french_version]);
+  return evidenceLines(lines);
+}
+
+function evidenceLines(lines: [string, string][]): SafeHtml {
+  if (lines.length === 0) return html``;
+  return html`<dl class="facts small">${lines.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
+}
+
+/** The pitch facts' evidence: each attempt's end, the parking marker, the profile, the https check. */
+export function pitchEvidence(t: Translator, lead: LeadWithEvidence): [string, string][] {
+  const { pitch, pitch_evidence: evidence } = lead;
+  if (!pitch || !evidence) return [];
+  const lines: [string, string][] = [];
+  if (pitch.site_unreachable && evidence.attempts?.length) {
+    const attempts = evidence.attempts.map(
+      (attempt) => `${attempt.result} (${t.date(new Date(attempt.at))})`,
+    );
+    lines.push([t.t("attempts"), attempts.join(", ")]);
+  }
+  if (pitch.parked_domain && evidence.parking_marker)
+    lines.push([t.t("parkingMarker"), evidence.parking_marker]);
+  if (pitch.social_profile_only && evidence.social_profile_host) {
+    lines.push([t.t("socialProfile"), `${evidence.social_platform ?? ""} (${evidence.social_profile_host})`]);
+  }
+  if (pitch.no_https) {
+    const problem = evidence.certificate_problem
+      ? t.t("certificateProblem", { problem: evidence.certificate_problem })
+      : (evidence.https_result ?? "");
+    lines.push(["HTTPS", `${evidence.final_url ?? lead.website ?? ""} · ${problem}`]);
+  }
+  return lines;
+}
