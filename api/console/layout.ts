@@ -41,7 +41,7 @@ export function layout(
   context: PageContext,
   title: string,
   body: SafeHtml,
-  options: { narrow?: boolean } = {},
+  options: { narrow?: boolean; script?: boolean } = {},
 ): string {
   const { t, account, workspace } = context;
   const header = account
@@ -69,7 +69,7 @@ export function layout(
 <meta name="referrer" content="no-referrer">
 <title>${title} · ${t.t("appName")}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
-<script src="${SCRIPT_PATH}" defer></script>
+${options.script === false ? "" : html`<script src="${SCRIPT_PATH}" defer></script>`}
 </head>
 <body>
 <a class="skip" href="#content">${t.t("skip")}</a>

@@ -27,9 +27,10 @@ import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
 import {
   CONSENT_FORM,
+  consentContext,
+  consentErrorPage,
+  consentPage,
   pageSecurityHeaders,
-  renderConsentPage,
-  renderErrorPage,
 } from "../oauth/consent-page.ts";
 import { toApiError } from "../plugins/errors.ts";
 
@@ -177,10 +178,11 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     const oauthError = error instanceof OAuthError ? error : oauthErrorOf(toApiError(error, request));
     if (request.routeOptions.url === AUTHORIZE_PATH) {
       reply.headers(oauthError.headers);
+      const context = consentContext(request, null);
       return sendPage(
         reply,
         oauthError.status,
-        renderErrorPage("This request cannot be answered", oauthError.message),
+        consentErrorPage(context, "oauthCannotAnswer", { text: oauthError.message }),
       );
     }
     return sendOAuthError(reply, oauthError);
@@ -217,11 +219,12 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
   app.get(AUTHORIZE_PATH, { schema: { hide: true }, exposeHeadRoute: false }, async (request, reply) => {
     const query = singleValued(Object.entries((request.query ?? {}) as Record<string, unknown>));
     const decision = await checkAuthorizationRequest(db, query, publicUrl);
+    const session = await sessionOf(request);
+    const context = consentContext(request, session);
     if (decision.kind === "show_error") {
-      return sendPage(reply, 400, renderErrorPage("This request cannot be answered", decision.message));
+      return sendPage(reply, 400, consentErrorPage(context, "oauthCannotAnswer", { text: decision.message }));
     }
     // The person decides as themselves: sign in first, then come back to this very request.
-    const session = await sessionOf(request);
     if (!session) {
       return reply
         .headers(REDIRECT_HEADERS)
@@ -232,10 +235,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
       return sendPage(
         reply,
         403,
-        renderErrorPage(
-          "No workspace to connect",
-          "You are not a member of any workspace. Ask a member of your agency for an invite link.",
-        ),
+        consentErrorPage(context, "oauthNoWorkspace", { key: "oauthNoWorkspaceMessage" }),
       );
     }
     const cookieValue = readCookie(request, BROWSER_BINDING_COOKIE);
@@ -250,12 +250,12 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     return sendPage(
       reply,
       200,
-      renderConsentPage({
+      consentPage(context, {
         clientName: consent.client.client_name,
         redirectUri: consent.redirectUri,
         scopes: consent.scopes,
         requestId,
-        csrfToken,
+        consentCsrfToken: csrfToken,
         account: session.account,
         workspaces: workspaces.map(toChoice),
       }),
@@ -270,39 +270,34 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
       csrfToken: form[CONSENT_FORM.csrfToken],
       browserBinding: readCookie(request, BROWSER_BINDING_COOKIE),
     });
+    const session = await sessionOf(request);
+    const context = consentContext(request, session);
     if (found.kind === "missing") {
-      return sendPage(
-        reply,
-        400,
-        renderErrorPage(
-          "This request expired",
-          "This authorization request is unknown, expired or already answered.",
-        ),
-      );
+      return sendPage(reply, 400, consentErrorPage(context, "oauthExpired", { key: "oauthExpiredMessage" }));
     }
     if (found.kind === "forbidden") {
       return sendPage(
         reply,
         403,
-        renderErrorPage(
-          "The form could not be verified",
-          "The form did not come from the page this browser loaded (CSRF check failed). Nothing was approved.",
-        ),
+        consentErrorPage(context, "oauthNotVerified", { key: "oauthNotVerifiedMessage" }),
       );
     }
     const { consent } = found;
-    const session = await sessionOf(request);
     if (!session) {
       return sendPage(
         reply,
         403,
-        renderErrorPage("You are signed out", "Sign in again and restart the connection from the app."),
+        consentErrorPage(context, "oauthSignedOut", { key: "oauthSignedOutMessage" }),
       );
     }
     const redirectOrigin = new URL(consent.redirectUri).origin;
     const decision = form[CONSENT_FORM.decision];
     if (decision !== "approve" && decision !== "deny") {
-      return sendPage(reply, 400, renderErrorPage("No decision", "Choose Approve or Deny."));
+      return sendPage(
+        reply,
+        400,
+        consentErrorPage(context, "oauthNoDecision", { key: "oauthNoDecisionMessage" }),
+      );
     }
     const outcome =
       decision === "deny"
@@ -314,28 +309,21 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
             publicUrl,
           );
     if (outcome.kind === "missing") {
-      return sendPage(
-        reply,
-        400,
-        renderErrorPage(
-          "This request expired",
-          "This authorization request expired or was already answered.",
-        ),
-      );
+      return sendPage(reply, 400, consentErrorPage(context, "oauthExpired", { key: "oauthExpiredMessage" }));
     }
     if (outcome.kind === "not_a_member") {
       return sendPage(
         reply,
         400,
-        renderConsentPage({
+        consentPage(context, {
           clientName: consent.clientName,
           redirectUri: consent.redirectUri,
           scopes: consent.scopes,
           requestId: consent.id,
-          csrfToken: form[CONSENT_FORM.csrfToken] ?? "",
+          consentCsrfToken: form[CONSENT_FORM.csrfToken] ?? "",
           account: session.account,
           workspaces: (await listMemberships(db, session.account.id)).map(toChoice),
-          error: "You are not a member of that workspace. Choose one of yours.",
+          error: "oauthNotThatMember",
         }),
         redirectOrigin,
       );

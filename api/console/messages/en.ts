@@ -211,6 +211,39 @@ export const en = {
   insufficientCreditsSearch:
     "Not enough credits for the new leads of this search: nothing was saved or charged. Lower the number of leads or buy credits.",
   tooManyRequests: "Too many requests in a minute. Wait a moment and try again.",
+  // The OAuth consent page
+  consentTitle: "Connect {client}",
+  consentHeading: "Connect {client} to a workspace",
+  consentAsks:
+    "{client} asks for access to one workspace of the Lead Discovery API. After your answer you go back to {host}.",
+  consentNameWarning:
+    "The client chose its own name. Approve only if you started this from an app you trust and that address belongs to it.",
+  consentIfApprove: "If you approve, it can:",
+  consentCanRead: "list and read the workspace's saved leads and its credit balance;",
+  consentCanSpend: "run searches and draft outreach emails, which spend the workspace's credits.",
+  consentScopes: "Scopes requested (your name and email are given to the app only for the scopes below):",
+  scopeEmail: "your email address",
+  scopeProfile: "your name",
+  signedInAs: "Signed in as {name} ({email}).",
+  workspaceToConnect: "Workspace to connect",
+  consentLasts: "Access lasts until the app disconnects or you leave that workspace.",
+  approve: "Approve",
+  deny: "Deny",
+  consentGoBack: "Go back to the app you were connecting and start again.",
+  oauthCannotAnswer: "This request cannot be answered",
+  oauthNoWorkspace: "No workspace to connect",
+  oauthNoWorkspaceMessage:
+    "You are not a member of any workspace. Ask a member of your agency for an invite link.",
+  oauthExpired: "This request expired",
+  oauthExpiredMessage: "This authorization request is unknown, expired or already answered.",
+  oauthNotVerified: "The form could not be verified",
+  oauthNotVerifiedMessage:
+    "The form did not come from the page this browser loaded (CSRF check failed). Nothing was approved.",
+  oauthSignedOut: "You are signed out",
+  oauthSignedOutMessage: "Sign in again and restart the connection from the app.",
+  oauthNoDecision: "No decision",
+  oauthNoDecisionMessage: "Choose Approve or Deny.",
+  oauthNotThatMember: "You are not a member of that workspace. Choose one of yours.",
   yes: "yes",
   no: "no",
   // Accounts and account mail: invites, password reset, sign-up, connected apps.

@@ -212,6 +212,40 @@ export const fr: Messages = {
   insufficientCreditsSearch:
     "Pas assez de crédits pour les nouveaux prospects de cette recherche : rien n'a été enregistré ni facturé. Réduisez le nombre de prospects ou achetez des crédits.",
   tooManyRequests: "Trop de requêtes en une minute. Patientez un instant et réessayez.",
+  consentTitle: "Connecter {client}",
+  consentHeading: "Connecter {client} à un espace de travail",
+  consentAsks:
+    "{client} demande l'accès à un espace de travail de l'API de prospection. Après votre réponse, vous revenez sur {host}.",
+  consentNameWarning:
+    "Le client a choisi son propre nom. N'approuvez que si vous avez lancé cette connexion depuis une application de confiance et que cette adresse lui appartient.",
+  consentIfApprove: "Si vous approuvez, elle pourra :",
+  consentCanRead: "lister et lire les prospects enregistrés de l'espace et son solde de crédits ;",
+  consentCanSpend:
+    "lancer des recherches et rédiger des courriels de prospection, qui dépensent les crédits de l'espace.",
+  consentScopes:
+    "Autorisations demandées (votre nom et votre courriel ne sont transmis à l'application que pour celles-ci) :",
+  scopeEmail: "votre adresse courriel",
+  scopeProfile: "votre nom",
+  signedInAs: "Connecté·e en tant que {name} ({email}).",
+  workspaceToConnect: "Espace de travail à connecter",
+  consentLasts: "L'accès dure jusqu'à ce que l'application se déconnecte ou que vous quittiez cet espace.",
+  approve: "Approuver",
+  deny: "Refuser",
+  consentGoBack: "Revenez à l'application que vous connectiez et recommencez.",
+  oauthCannotAnswer: "Cette demande ne peut pas aboutir",
+  oauthNoWorkspace: "Aucun espace à connecter",
+  oauthNoWorkspaceMessage:
+    "Vous n'êtes membre d'aucun espace de travail. Demandez un lien d'invitation à un membre de votre agence.",
+  oauthExpired: "Cette demande a expiré",
+  oauthExpiredMessage: "Cette demande d'autorisation est inconnue, expirée ou a déjà reçu une réponse.",
+  oauthNotVerified: "Le formulaire n'a pas pu être vérifié",
+  oauthNotVerifiedMessage:
+    "Le formulaire ne vient pas de la page chargée par ce navigateur (échec du contrôle CSRF). Rien n'a été approuvé.",
+  oauthSignedOut: "Vous êtes déconnecté·e",
+  oauthSignedOutMessage: "Reconnectez-vous et relancez la connexion depuis l'application.",
+  oauthNoDecision: "Aucune décision",
+  oauthNoDecisionMessage: "Choisissez Approuver ou Refuser.",
+  oauthNotThatMember: "Vous n'êtes pas membre de cet espace. Choisissez l'un des vôtres.",
   yes: "oui",
   no: "non",
   // Comptes et courriels du compte : invitations, réinitialisation, inscription, applications connectées.

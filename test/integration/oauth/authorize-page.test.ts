@@ -119,7 +119,7 @@ describe("the authorization page in Chromium", () => {
       await page.getByLabel("Email").fill("browser@agency.test");
       await page.getByLabel("Password").fill(PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await expect.poll(() => page.title()).toBe("Connect Example Assistant");
+      await expect.poll(() => page.title()).toBe("Connect Example Assistant · Lead discovery");
       expect(await seriousViolations(page), "axe on the consent page").toEqual([]);
       const heading = await page.locator("h1").textContent();
       expect(heading).toContain("Example Assistant");
