@@ -188,7 +188,7 @@ export const en = {
   filterStaleContent: "Only websites with old dated photos (checks the sites; fewer results)",
   runSearch: "Search",
   searchResults: "Results",
-  searchSpent: "{credits} credits spent. Balance now: {balance}.",
+  searchSpent: "Credits spent: {credits}. Balance now: {balance}.",
   searchTruncated:
     "There may be more matches than shown: some websites were still being checked or the limit was reached. Search again in a minute.",
   searchNoResults: "No business matched.",

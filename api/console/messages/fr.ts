@@ -190,7 +190,7 @@ export const fr: Messages = {
     "Seulement les sites aux photos datées anciennes (vérifie les sites ; moins de résultats)",
   runSearch: "Rechercher",
   searchResults: "Résultats",
-  searchSpent: "{credits} crédits dépensés. Solde : {balance}.",
+  searchSpent: "Crédits dépensés : {credits}. Solde : {balance}.",
   searchTruncated:
     "Il peut y avoir plus de résultats que ceux affichés : des sites étaient encore en cours de vérification ou la limite a été atteinte. Relancez dans une minute.",
   searchNoResults: "Aucune entreprise ne correspond.",

@@ -1,32 +1,54 @@
 /**
  * The console in a real browser (the project's headless Chromium, driven by playwright-core),
  * over real HTTP: a person is invited, sets a password, signs in, manages keys and members,
- * changes the language, works a lead. Every page is checked with axe-core (no serious or
- * critical violation) and photographed at desktop and 375 px widths into docs/console/
- * (UPDATE_SCREENSHOTS=1 rewrites them).
+ * searches with a live filter (fake places provider and fake business sites on loopback), marks
+ * leads sent and skipped, drafts, changes the language, and approves an assistant in French.
+ *
+ * Every page is checked with axe-core (no serious or critical violation) and at 375 px (no
+ * sideways scrolling, not even inside a table); every form's answer is reloaded and the reload
+ * must be a GET that repeats nothing; every French page is checked for raw values and English.
+ * Screenshots at desktop and 375 px go to docs/console/ (UPDATE_SCREENSHOTS=1 rewrites them).
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { en } from "../../../api/console/messages/en.ts";
+import { fr } from "../../../api/console/messages/fr.ts";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { PASSWORD } from "../../support/console.ts";
-import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
+import {
+  type FakeGooglePlacesServer,
+  startFakeGooglePlaces,
+  syntheticPlaces,
+} from "../../support/fake-google-places.ts";
+import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
+import {
+  authorizeUrl,
+  type HttpTestApp,
+  pkcePair,
+  registerTestClient,
+  startHttpTestApp,
+} from "../../support/oauth.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../docs/console/", import.meta.url));
 
 let t: HttpTestApp;
+let places: FakeGooglePlacesServer;
+let sites: FakeSitesServer;
 let browser: Browser;
 let owner: BrowserContext;
 let page: Page;
 let workspace: TestWorkspace;
 let leadWithWebsite: string;
 let leadWithoutWebsite: string;
+/** The lead the console's search found (its first result). */
+let searchedLead = "";
 const checkedPages: string[] = [];
 
 /** The docs' screenshots are rewritten with UPDATE_SCREENSHOTS=1 (like docs/oauth-authorize.png). */
@@ -36,27 +58,106 @@ async function screenshot(target: Page, file: string): Promise<void> {
   expect(existsSync(`${SCREENSHOTS}${file}`), `${file}: run with UPDATE_SCREENSHOTS=1`).toBe(true);
 }
 
+/** What scrolls sideways at this width: the page itself, or any box inside it (a table's wrapper). */
+const SIDEWAYS_SCROLLERS = `(() => {
+  const found = [];
+  if (document.documentElement.scrollWidth > window.innerWidth) found.push("document");
+  for (const element of document.querySelectorAll("body *")) {
+    const overflow = getComputedStyle(element).overflowX;
+    if ((overflow === "auto" || overflow === "scroll") && element.scrollWidth > element.clientWidth + 1)
+      found.push(element.tagName.toLowerCase() + "." + element.className);
+  }
+  return found;
+})()`;
+
 /** Checks the page as it is now: accessibility, no sideways scrolling at 375 px, and its screenshots. */
-async function checkPage(target: Page, name: string): Promise<void> {
+async function checkPage(target: Page, name: string, options: { screenshots?: boolean } = {}): Promise<void> {
+  const screenshots = options.screenshots ?? true;
   expect(await seriousViolations(target), `axe on ${name}`).toEqual([]);
-  await screenshot(target, `${name}-desktop.png`);
+  if (screenshots) await screenshot(target, `${name}-desktop.png`);
   await target.setViewportSize({ width: 375, height: 812 });
   expect(await seriousViolations(target), `axe on ${name} at 375 px`).toEqual([]);
-  const overflow = Number(await target.evaluate("document.documentElement.scrollWidth"));
-  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
-  await screenshot(target, `${name}-375.png`);
+  expect(await target.evaluate(SIDEWAYS_SCROLLERS), `${name} scrolls sideways at 375 px`).toEqual([]);
+  expect(Number(await target.evaluate("document.documentElement.scrollWidth"))).toBeLessThanOrEqual(
+    Number(await target.evaluate("window.innerWidth")),
+  );
+  if (screenshots) await screenshot(target, `${name}-375.png`);
   await target.setViewportSize({ width: 1280, height: 800 });
   checkedPages.push(name);
+}
+
+/** A form's answer reloaded: the browser asks again with GET (POST, 303, GET), so nothing repeats. */
+async function reloadRepeatsNothing(target: Page): Promise<void> {
+  const response = await target.reload();
+  expect(response?.request().method(), `reload of ${target.url()}`).toBe("GET");
+  expect(response?.status(), `reload of ${target.url()}`).toBeLessThan(400);
+}
+
+/** The English sentences of the catalog that French says otherwise (their fixed parts, placeholders cut out). */
+const ENGLISH_ONLY = Object.entries(en).flatMap(([key, text]) =>
+  fr[key as keyof typeof fr] === text
+    ? []
+    : text.split(/\{\w+\}/).filter((fragment) => fragment.trim().length >= 14),
+);
+/** Stored codes that a page must put in words. */
+const RAW_VALUE =
+  /\b(new|drafted|sent|skipped|no_website|not_mobile_friendly|outdated_website|stale_content|no_mobile_viewport|legacy_site_tech|stale_copyright|low_review_count|no_french_version)\b/g;
+
+/** Raw values and English left on a French page (the text a person reads, header included). */
+async function notFrench(target: Page): Promise<string[]> {
+  const text = String(await target.evaluate("document.body.innerText"));
+  return [...(text.match(RAW_VALUE) ?? []), ...ENGLISH_ONLY.filter((sentence) => text.includes(sentence))];
 }
 
 async function apiCredits(key: string): Promise<number> {
   const response = await fetch(`${t.baseUrl}/v1/credits`, { headers: { authorization: `Bearer ${key}` } });
   return response.status;
 }
+async function balance(): Promise<number> {
+  const response = await fetch(`${t.baseUrl}/v1/credits`, { headers: workspace.auth });
+  return ((await response.json()) as { balance: number }).balance;
+}
+async function apiLeadStatus(leadId: string): Promise<string> {
+  const response = await fetch(`${t.baseUrl}/v1/leads/${leadId}`, { headers: workspace.auth });
+  return ((await response.json()) as { outreach_status: string }).outreach_status;
+}
+const count = async (table: "api_keys" | "invites" | "drafts" | "search_charges") =>
+  Number(
+    (
+      await t.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("workspace_id", "=", workspace.workspaceId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+const OLD_HOMEPAGE = `<!doctype html><html><head><title>Plomberie Lavoie</title>
+<script src="/js/jquery-1.8.3.min.js"></script></head><body><center><font size="2">Plomberie Lavoie</font></center>
+<p>Appelez-nous : <a href="mailto:contact@plomberie-lavoie.ca">contact@plomberie-lavoie.ca</a></p>
+<p>© 2013 Plomberie Lavoie</p></body></html>`;
+const MODERN_HOMEPAGE = `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Modern Plumbing</title></head><body><p>© ${new Date().getUTCFullYear()} Modern Plumbing</p></body></html>`;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  t = await startHttpTestApp();
+  places = await startFakeGooglePlaces();
+  sites = await startFakeSites();
+  sites.set("/lavoie", { html: OLD_HOMEPAGE });
+  sites.set("/modern", { html: MODERN_HOMEPAGE });
+  const found = syntheticPlaces(3, { prefix: "console-search" });
+  const [old, modern, none] = found;
+  if (!old || !modern || !none) throw new Error("three places");
+  old.displayName = { text: "Plomberie Lavoie", languageCode: "fr" };
+  old.websiteUri = sites.url("/lavoie");
+  modern.websiteUri = sites.url("/modern");
+  delete none.websiteUri;
+  places.setPlaces("plumber in Gatineau", found);
+  t = await startHttpTestApp({
+    GOOGLE_PLACES_API_KEY: places.apiKey,
+    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
+  });
   workspace = await createWorkspace(t.app, { name: "Atelier Web" });
   await adminRequest(t.app, "PATCH", `/admin/workspaces/${workspace.workspaceId}`, {
     sender_name: "Camille Martin",
@@ -105,6 +206,7 @@ beforeAll(async () => {
     evidence: {
       viewport: null,
       jquery_version: "1.8.3",
+      table_layout: "fixed-width layout table: <table width=900>",
       copyright_text: "© 2014 Plomberie Tremblay",
       copyright_year: 2014,
       media_paths: ["/wp-content/uploads/2016/05/van.jpg"],
@@ -112,13 +214,15 @@ beforeAll(async () => {
     audited_at: new Date(),
   });
   owner = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  owner.setDefaultTimeout(10_000);
+  owner.setDefaultTimeout(15_000);
   page = await owner.newPage();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await t?.close();
+  await places?.close();
+  await sites?.close();
 });
 
 describe("the console in Chromium", () => {
@@ -133,11 +237,15 @@ describe("the console in Chromium", () => {
     await page.getByLabel(/New password/).fill(PASSWORD);
     await page.getByRole("button", { name: "Join" }).click();
     await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
+    await reloadRepeatsNothing(page);
     expect(await page.textContent("h1")).toBe("Overview");
+    // Next steps of a workspace that has leads but no draft, no key of its own, one member.
+    expect(await page.locator("ol.steps").textContent()).toContain("Open a lead");
     await checkPage(page, "overview");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(/\/app\/sign-in/);
+    await reloadRepeatsNothing(page);
     await checkPage(page, "sign-in");
     // Keyboard only: skip link, email, password, Enter.
     await page.keyboard.press("Tab");
@@ -148,43 +256,56 @@ describe("the console in Chromium", () => {
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
     await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
+    await reloadRepeatsNothing(page);
   });
 
-  it("creates a key seen once, uses it, sees its last use, revokes it and the API answers 401", async () => {
+  it("creates a key seen once (a reload neither shows it again nor makes another), revokes it", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Key name").fill("CRM sync");
+    const keysBefore = await count("api_keys");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.locator("#new-key-value").textContent())?.trim() ?? "";
     expect(key).toMatch(/^ldk_[A-Za-z0-9_-]{43}$/);
+    expect(page.url()).not.toContain(key);
     await expect.poll(() => page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
     await checkPage(page, "keys-created");
+    await reloadRepeatsNothing(page);
+    expect(await page.content()).not.toContain(key);
+    expect(await count("api_keys")).toBe(keysBefore + 1);
 
     expect(await apiCredits(key)).toBe(200);
     await page.goto(`${t.baseUrl}/app/w/${workspace.workspaceId}/keys`);
     expect(await page.content()).not.toContain(key);
     const row = page.locator("tr", { hasText: "CRM sync" });
-    expect(await row.locator("td").nth(1).textContent()).toBe("Camille Martin");
-    expect(await row.locator("td").nth(3).textContent()).toMatch(/UTC$/);
+    // Two keys of the same name are told apart by their first characters.
+    expect(await row.locator("td").nth(1).textContent()).toBe(`${key.slice(0, 8)}…`);
+    expect(await row.locator("td").nth(2).textContent()).toBe("Camille Martin");
+    expect(await row.locator("td").nth(4).textContent()).toMatch(/UTC$/);
     await checkPage(page, "keys");
 
     await row.getByRole("link", { name: /Revoke/ }).click();
     await checkPage(page, "keys-revoke");
     await page.getByRole("button", { name: "Revoke" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("The key was revoked.");
+    await reloadRepeatsNothing(page);
     expect(await apiCredits(key)).toBe(401);
   });
 
-  it("invites a member who joins in another browser, then removes them", async () => {
+  it("invites a member who joins in another browser, then removes them; reloads repeat nothing", async () => {
     await page.getByRole("link", { name: "Members" }).click();
     await page.getByLabel("Email").fill("nina@atelier.test");
     await page.getByLabel("Name").fill("Nina Roy");
+    const invitesBefore = await count("invites");
     await page.getByRole("button", { name: "Invite" }).click();
     const link = (await page.locator("#invite-url").textContent())?.trim() ?? "";
     expect(link).toContain("/app/invite/");
     await checkPage(page, "members");
+    await reloadRepeatsNothing(page);
+    expect(await page.content()).not.toContain(link);
+    expect(await count("invites")).toBe(invitesBefore + 1);
 
     const other = await browser.newContext();
-    other.setDefaultTimeout(10_000);
+    other.setDefaultTimeout(15_000);
     const nina = await other.newPage();
     await nina.goto(link);
     await nina.getByLabel("Your name").fill("Nina Roy");
@@ -197,6 +318,7 @@ describe("the console in Chromium", () => {
     await ninaRow.getByRole("link", { name: /Remove/ }).click();
     await page.getByRole("button", { name: "Remove" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("The member was removed.");
+    await reloadRepeatsNothing(page);
     expect(await page.locator("tr", { hasText: "nina@atelier.test" }).count()).toBe(0);
 
     await nina.reload();
@@ -204,8 +326,74 @@ describe("the console in Chromium", () => {
     await other.close();
   });
 
-  it("opens a lead with its evidence, drafts it for 1 credit and exports the list as CSV", async () => {
-    await page.getByRole("link", { name: "Leads" }).click();
+  it("searches with a live filter: the balance drops by what the page shows; a reload searches nothing", async () => {
+    const before = await balance();
+    const chargesBefore = await count("search_charges");
+    await page.getByRole("link", { name: "Search", exact: true }).click();
+    await checkPage(page, "search");
+    await page.getByLabel("City or region").first().fill("Gatineau");
+    await page.getByLabel("Trade or business type").first().fill("plumber");
+    await page.getByLabel("Most leads to return").fill("5");
+    await page.getByLabel(/Only websites not made for phones/).check();
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/\/search\?flash=/);
+
+    const spent = Number(await page.locator("#search-summary").getAttribute("data-credits-spent"));
+    expect(spent).toBe(1);
+    expect(await page.locator("#search-summary").textContent()).toBe(
+      `Credits spent: 1. Balance now: ${before - 1}.`,
+    );
+    expect(await balance()).toBe(before - spent);
+    // Only the old site passed the live filter; its flags come from the check just made.
+    const rows = page.locator("table.rows tbody tr");
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain("Plomberie Lavoie");
+    expect(await rows.first().locator('td[data-label="Mobile friendly"]').textContent()).toBe("no");
+    expect(await page.locator("#search-truncated").count()).toBe(0);
+    await checkPage(page, "search-results");
+
+    await reloadRepeatsNothing(page);
+    expect(await page.locator("table.rows tbody tr").count()).toBe(1);
+    expect(await balance()).toBe(before - spent);
+    expect(await count("search_charges")).toBe(chargesBefore + 1);
+
+    await page.getByRole("link", { name: "Plomberie Lavoie" }).click();
+    searchedLead = /\/leads\/([0-9a-f-]{36})$/.exec(page.url())?.[1] ?? "";
+    expect(searchedLead).not.toBe("");
+    expect(await page.textContent("h1")).toBe("Plomberie Lavoie");
+    expect(await page.locator("dl.facts").first().textContent()).toContain("contact@plomberie-lavoie.ca");
+  });
+
+  it("marks the lead sent then skipped: the API's outreach_status follows, the list filters by it", async () => {
+    expect(await apiLeadStatus(searchedLead)).toBe("new");
+    await page.getByRole("button", { name: "Mark as sent" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Marked as sent.");
+    expect(await page.locator("#lead-status").textContent()).toBe("Sent");
+    expect(await apiLeadStatus(searchedLead)).toBe("sent");
+    await reloadRepeatsNothing(page);
+    await checkPage(page, "lead-marked");
+
+    await page.getByRole("button", { name: "Mark as skipped" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Marked as skipped.");
+    expect(await page.locator("#lead-status").textContent()).toBe("Skipped");
+    expect(await apiLeadStatus(searchedLead)).toBe("skipped");
+    await reloadRepeatsNothing(page);
+
+    await page.getByRole("link", { name: "Leads", exact: true }).click();
+    await page.getByLabel("Status").selectOption("skipped");
+    await page.getByRole("button", { name: "Show" }).click();
+    await page.waitForURL(/status=skipped/);
+    const listed = page.locator("table.rows tbody tr");
+    expect(await listed.count()).toBe(1);
+    expect(await listed.first().textContent()).toContain("Plomberie Lavoie");
+    await page.getByLabel("Status").selectOption("sent");
+    await page.getByRole("button", { name: "Show" }).click();
+    await page.waitForURL(/status=sent/);
+    expect(await page.locator(".empty").textContent()).toBe("No lead has this status.");
+  });
+
+  it("opens a lead with its evidence, drafts it for 1 credit (once, whatever the reloads), exports CSV", async () => {
+    await page.goto(`${t.baseUrl}/app/w/${workspace.workspaceId}/leads`);
     expect(await page.locator("tr", { hasText: "Plomberie Tremblay" }).textContent()).toContain(
       "Not mobile friendly",
     );
@@ -217,33 +405,102 @@ describe("the console in Chromium", () => {
     expect(csv).toContain(`${leadWithWebsite},Plomberie Tremblay,Plumber`);
     expect(csv).toContain(`${leadWithoutWebsite},Toitures Gagnon,Roofing contractor`);
 
+    const before = await balance();
     await page.getByRole("link", { name: "Plomberie Tremblay" }).click();
     expect(await page.content()).toContain("© 2014 Plomberie Tremblay");
     await page.getByLabel("Draft language").selectOption("fr");
     await page.getByRole("button", { name: /Write a draft/ }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Draft written: 1 credit spent.");
+    await reloadRepeatsNothing(page);
     expect(await page.locator("article").count()).toBe(1);
+    expect(await count("drafts")).toBe(1);
+    expect(await balance()).toBe(before - 1);
     expect(await page.locator("article pre").textContent()).toContain("Camille Martin");
     await checkPage(page, "lead");
 
     await page.getByRole("link", { name: "Credits" }).click();
-    expect(await page.locator(".stats .value").first().textContent()).toBe("9");
-    expect(await page.locator("tr", { hasText: "Outreach draft" }).textContent()).toContain("-1");
+    expect(await page.locator(".stats .value").first().textContent()).toBe(String(before - 1));
+    expect(await page.locator("tr", { hasText: "Outreach draft" }).first().textContent()).toContain("-1");
     await checkPage(page, "credits");
     await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByLabel("Sender name").fill("Camille Martin");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Saved.");
+    await reloadRepeatsNothing(page);
     await checkPage(page, "settings");
   });
 
-  it("switches the console to French", async () => {
+  it("switches the console to French: every page in words, no raw value, no English, fits 375 px", async () => {
     await page.getByRole("link", { name: "Camille Martin" }).click();
     await checkPage(page, "account");
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByLabel(/New password/).fill(PASSWORD);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => page.getByRole("status").count()).toBe(1);
+    await reloadRepeatsNothing(page);
     await page.getByLabel("Language of the console").selectOption("fr");
     await page.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => page.textContent("h1")).toBe("Votre compte");
+    await reloadRepeatsNothing(page);
     expect(await page.getAttribute("html", "lang")).toBe("fr");
-    await page.goto(`${t.baseUrl}/app/w/${workspace.workspaceId}/leads`);
-    expect(await page.textContent("h1")).toBe("Prospects");
-    await checkPage(page, "leads-fr");
-    expect(checkedPages).toHaveLength(13);
+
+    const w = `${t.baseUrl}/app/w/${workspace.workspaceId}`;
+    const frenchPages: [string, string][] = [
+      ["overview-fr", w],
+      ["search-fr", `${w}/search`],
+      ["leads-fr", `${w}/leads`],
+      ["lead-fr", `${w}/leads/${leadWithWebsite}`],
+      ["lead-marked-fr", `${w}/leads/${searchedLead}`],
+      ["keys-fr", `${w}/keys`],
+      ["members-fr", `${w}/members`],
+      ["credits-fr", `${w}/credits`],
+      ["settings-fr", `${w}/settings`],
+      ["account-fr", `${t.baseUrl}/app/account`],
+    ];
+    for (const [name, url] of frenchPages) {
+      await page.goto(url);
+      expect(await page.getAttribute("html", "lang"), name).toBe("fr");
+      expect(await notFrench(page), `${name}: raw values or English`).toEqual([]);
+      await checkPage(page, name, { screenshots: name === "leads-fr" || name === "lead-fr" });
+    }
+    // The evidence in French words: the quoted tag and notice are the site's own.
+    await page.goto(`${w}/leads/${leadWithWebsite}`);
+    const evidence = await page.locator("dl.facts.small").textContent();
+    expect(evidence).toContain("aucune balise <meta name=viewport>");
+    expect(evidence).toContain("tableau de mise en page à largeur fixe : <table width=900>");
+    expect(await page.locator("article .muted").textContent()).toMatch(/Français · Faits utilisés ?: \S/);
+
+    // A French search: the results page too.
+    await page.goto(`${w}/search`);
+    await page.getByLabel("Ville ou région").first().fill("Gatineau");
+    await page.getByLabel("Métier ou type d'entreprise").first().fill("plumber");
+    await page.getByLabel("Nombre maximal de prospects").fill("5");
+    await page.getByRole("button", { name: "Rechercher" }).click();
+    await page.waitForURL(/\/search\?flash=/);
+    expect(await notFrench(page), "search results: raw values or English").toEqual([]);
+    await checkPage(page, "search-results-fr", { screenshots: false });
+  });
+
+  it("shows an assistant's consent page in French, in the console's layout", async () => {
+    const client = await registerTestClient(t.baseUrl, {
+      client_name: "Assistant Exemple",
+      redirect_uris: ["http://127.0.0.1:9/oauth/callback"],
+    });
+    await page.goto(
+      authorizeUrl(t.baseUrl, {
+        clientId: client.client_id,
+        redirectUri: "http://127.0.0.1:9/oauth/callback",
+        challenge: pkcePair().challenge,
+        state: "fr",
+        scope: "email profile",
+      }),
+    );
+    expect(await page.textContent("h1")).toBe("Connecter Assistant Exemple");
+    expect(await page.getAttribute("html", "lang")).toBe("fr");
+    expect(await page.getByRole("button", { name: "Approuver" }).count()).toBe(1);
+    expect(await page.locator("main").textContent()).toContain("votre adresse courriel");
+    expect(await notFrench(page), "consent: raw values or English").toEqual([]);
+    await checkPage(page, "consent-fr");
+    expect(checkedPages).toHaveLength(27);
   });
 });
