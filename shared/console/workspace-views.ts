@@ -3,7 +3,7 @@ import { readCurrentAudits } from "../audit/cache.ts";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { OutreachStatus } from "../db/schema.ts";
-import type { LeadCursor } from "../leads/cursor.ts";
+import { encodeCursor, type LeadCursor } from "../leads/cursor.ts";
 import {
   emailProvenance,
   findLeadDetail,
@@ -108,14 +108,37 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
   });
 }
 
-/** One page of the newest-first lead list (the same order and cursor as GET /v1/leads). */
+/**
+ * One page of the newest-first lead list (the same order and cursor as GET /v1/leads). With a
+ * status, only leads that read that status: the status a lead reads is decided after the query
+ * (a suppressed place reads `skipped` whatever is stored), so the list is walked page by page and
+ * filtered here, and the cursor names the last lead shown.
+ */
 export async function listLeadsWithEvidence(
   db: Db,
   workspaceId: string,
   page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
 ): Promise<{ leads: LeadWithEvidence[]; next_cursor: string | null }> {
-  const listed = await listLeads(db, workspaceId, page);
-  return { leads: await withEvidence(db, listed.leads), next_cursor: listed.next_cursor };
+  if (page.status === undefined) {
+    const listed = await listLeads(db, workspaceId, page);
+    return { leads: await withEvidence(db, listed.leads), next_cursor: listed.next_cursor };
+  }
+  const matching: LeadSummary[] = [];
+  let after = page.after;
+  while (matching.length <= page.limit) {
+    const listed = await listLeads(db, workspaceId, { limit: 100, after });
+    matching.push(...listed.leads.filter((lead) => lead.outreach_status === page.status));
+    const last = listed.leads.at(-1);
+    if (!listed.next_cursor || !last) break;
+    after = { addedAt: last.added_at, leadId: last.id };
+  }
+  const shown = matching.slice(0, page.limit);
+  const last = shown.at(-1);
+  return {
+    leads: await withEvidence(db, shown),
+    next_cursor:
+      matching.length > page.limit && last ? encodeCursor({ addedAt: last.added_at, leadId: last.id }) : null,
+  };
 }
 
 export async function findLeadWithEvidence(

@@ -38,14 +38,10 @@ const summaryColumns = [
  * sort looks cheaper than the ordered index scan. For LIMIT 1 the ordered index scan wins
  * whatever the estimate, so this plan does not depend on statistics.
  */
-export function leadPageQuery(
-  workspaceId: string,
-  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
-) {
+export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
   const after = page.after
     ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
     : sql``;
-  const status = page.status ? sql`and leads.outreach_status = ${page.status}` : sql``;
   // The email is not a column: listLeads adds it from the audit (contactEmailOf).
   return sql<Omit<LeadSummary, "email">>`
     with recursive walk as (
@@ -53,7 +49,7 @@ export function leadPageQuery(
        from (
          select leads.id, leads.place_id, leads.outreach_status, leads.added_at
          from leads
-         where leads.workspace_id = ${workspaceId} ${after} ${status}
+         where leads.workspace_id = ${workspaceId} ${after}
          order by leads.added_at desc, leads.id desc
          limit 1
        ) as first
@@ -64,7 +60,7 @@ export function leadPageQuery(
       cross join lateral (
         select leads.id, leads.place_id, leads.outreach_status, leads.added_at
         from leads
-        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id) ${status}
+        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id)
         order by leads.added_at desc, leads.id desc
         limit 1
       ) as next
@@ -79,7 +75,7 @@ export function leadPageQuery(
 export async function listLeads(
   db: Db,
   workspaceId: string,
-  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
+  page: { limit: number; after: LeadCursor | null },
 ): Promise<LeadPage> {
   // One row more than the page tells whether a next page exists.
   const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);

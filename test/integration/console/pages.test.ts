@@ -282,6 +282,10 @@ describe("console pages", () => {
     const browser = await signedUpMember(harness.app, workspace.workspaceId, "empty@agency.test");
     const overview = await browser.get(`/app/w/${workspace.workspaceId}`);
     expect(overview.body).toMatch(/Credit balance<\/span><span class="value"><a [^>]+>10</);
+    // An empty workspace says what to do next, each step a link to where it is done.
+    const steps = /<ol class="steps">([\s\S]*?)<\/ol>/.exec(overview.body)?.[1] ?? "";
+    expect(steps).toContain(`href="/app/w/${workspace.workspaceId}/settings">Tell us who signs the drafts`);
+    expect(steps).toContain(`href="/app/w/${workspace.workspaceId}/search">Run a first search`);
     expect((await browser.get(`/app/w/${workspace.workspaceId}/leads`)).body).toContain("No leads yet");
     expect((await browser.get(`/app/w/${workspace.workspaceId}/credits`)).body).toContain(
       "No credit movement yet",
@@ -359,5 +363,66 @@ describe("admin invites", () => {
     expect(keys.body).toMatch(
       /<td data-label="Key name">server<\/td>\s*<td data-label="Key starts with"><code>ldk_[^<]{4}…<\/code><\/td>\s*<td data-label="Created by">Owen Operator<\/td>/,
     );
+  });
+});
+
+describe("lead status", () => {
+  it("marks sent and skipped (the API reads it), and filters the list by status across pages", async () => {
+    const workspace = await createWorkspace(harness.app, { name: "Status Agency" });
+    const base = Date.parse("2026-02-01T00:00:00.000Z");
+    const ids = await seedLeads(
+      harness.database.db,
+      workspace.workspaceId,
+      Array.from({ length: 60 }, (_, index) => ({ place_id: `status-${index}`, name: `Status ${index}` })),
+      (index) => new Date(base + index * 1000),
+    );
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "status@agency.test");
+    const leadsPath = `/app/w/${workspace.workspaceId}/leads`;
+    // 30 leads stored as sent, spread among the others; one more is suppressed and reads skipped.
+    const sent = ids.filter((_, index) => index % 2 === 0);
+    await harness.database.db
+      .updateTable("leads")
+      .set({ outreach_status: "sent" })
+      .where("id", "in", sent)
+      .execute();
+    const suppressed = await adminRequest(
+      harness.app,
+      "POST",
+      `/admin/workspaces/${workspace.workspaceId}/suppressions`,
+      { place_id: "status-1" },
+    );
+    expect(suppressed.statusCode).toBeLessThan(300);
+
+    const names = (body: string) =>
+      [...body.matchAll(/data-label="Business"><a [^>]+>([^<]+)</g)].map((m) => m[1]);
+    const first = await browser.get(`${leadsPath}?status=sent`);
+    expect(names(first.body)).toHaveLength(25);
+    const next = /href="([^"]+cursor=[^"]+)"/.exec(first.body)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    expect(next).toContain("status=sent");
+    const second = await browser.get(next);
+    expect(names(second.body)).toHaveLength(5);
+    expect(new Set([...names(first.body), ...names(second.body)]).size).toBe(30);
+    expect(/cursor=/.test(second.body)).toBe(false);
+    expect(names((await browser.get(`${leadsPath}?status=skipped`)).body)).toEqual(["Status 1"]);
+    expect(names((await browser.get(`${leadsPath}?status=new`)).body)).toHaveLength(25);
+    expect(names((await browser.get(`${leadsPath}?status=`)).body)).toHaveLength(25);
+
+    // A mark from the lead page: 303 back to it, and GET /v1/leads/{id} reads it.
+    const lead = ids[3] ?? "";
+    const leadPath = `${leadsPath}/${lead}`;
+    const apiStatus = async () =>
+      (await harness.app.inject({ url: `/v1/leads/${lead}`, headers: workspace.auth })).json()
+        .outreach_status;
+    expect(await apiStatus()).toBe("new");
+    const marked = await browser.submit(leadPath, `${leadPath}/mark`, { status: "sent" });
+    expect(marked.statusCode).toBe(303);
+    expect(marked.headers.location).toBe(`${leadPath}?done=sent`);
+    expect(await apiStatus()).toBe("sent");
+    expect((await browser.get(marked.headers.location as string)).body).toContain("Marked as sent.");
+    expect((await browser.submit(leadPath, `${leadPath}/mark`, { status: "skipped" })).statusCode).toBe(303);
+    expect(await apiStatus()).toBe("skipped");
+    // Only sent and skipped: the other states are the service's to set.
+    expect((await browser.submit(leadPath, `${leadPath}/mark`, { status: "new" })).statusCode).toBe(400);
+    expect(await apiStatus()).toBe("skipped");
   });
 });
