@@ -111,7 +111,7 @@ export function pitchEvidence(t: Translator, lead: LeadWithEvidence): [string, s
     const problem = evidence.certificate_problem
       ? t.t("certificateProblem", { problem: evidence.certificate_problem })
       : (evidence.https_result ?? "");
-    lines.push(["HTTPS", `${evidence.final_url ?? lead.website ?? ""} · ${problem}`]);
+    lines.push(["https", `${evidence.final_url ?? lead.website ?? ""} · ${problem}`]);
   }
   return lines;
 }
