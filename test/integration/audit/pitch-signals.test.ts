@@ -11,6 +11,7 @@ import analyzeTask from "../../../shared/audit/analyze-task.ts";
 import { type AuditTarget, auditSite, confirmationOf } from "../../../shared/audit/audit-site.ts";
 import { type AuditStack, createAuditStack } from "../../../shared/audit/audit-stack.ts";
 import { readCurrentAudits } from "../../../shared/audit/cache.ts";
+import { closeHomepageAgents } from "../../../shared/audit/fetch-homepage.ts";
 import type { SiteAudit } from "../../../shared/audit/types.ts";
 import { loadConfig } from "../../../shared/config.ts";
 import { createMetrics } from "../../../shared/metrics.ts";
@@ -67,6 +68,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stack?.close();
+  await closeHomepageAgents(); // the pool of the timeout case's own fetch
   for (const server of [plain, secure, downgrading, ...Object.values(invalid)]) await server?.close();
   await dns?.close();
   certificates?.remove();
