@@ -1,17 +1,22 @@
 import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "../shared/config.ts";
+import { MAX_PURCHASE_CREDITS } from "../shared/credits/ledger.ts";
 
 /**
  * `npm run admin -- <command>`: the admin API (/admin) from a terminal. It talks HTTP to a running
  * API node, so it works the same in embedded mode (where only the API process may open the data
- * directory) and against PostgreSQL. Needs ADMIN_TOKEN; API_URL defaults to http://127.0.0.1:$PORT.
+ * directory) and against PostgreSQL. Needs ADMIN_TOKEN; the node's address is API_URL, else the
+ * server's own HOST and PORT read as the server reads them.
  */
 const usage = `Usage: npm run admin -- <command> [options]
 
   bootstrap --name <agency> --email <member email> [--language en|fr] [--key-name <name>]
                                       workspace + first member + first API key, in one go
+  workspaces list
   workspaces create --name <name> [--language en|fr]
   workspaces show <workspace_id>
   workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>] [--offer <s>]
+  members list <workspace_id>
   members add <workspace_id> --email <email> [--member-name <name>]
   members invite <workspace_id> --email <email> [--member-name <name>]
                                       a single-use sign-up link for the console (7 days); shown
@@ -23,50 +28,121 @@ const usage = `Usage: npm run admin -- <command> [options]
   keys list <workspace_id>
   keys revoke <workspace_id> <key_id>
   credits buy <workspace_id> --credits <n>
+                                      n: a whole number from 1 to ${MAX_PURCHASE_CREDITS}
 
-Environment: ADMIN_TOKEN (required), API_URL (default http://127.0.0.1:$PORT, PORT default 3000).`;
+Environment: ADMIN_TOKEN (required, the server's), API_URL (default: http://HOST:PORT as the
+server listens, 127.0.0.1:3000 by default; a wildcard HOST is reached on 127.0.0.1).`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: "string" },
-    email: { type: "string" },
-    language: { type: "string" },
-    "key-name": { type: "string" },
-    "member-name": { type: "string" },
-    "sender-name": { type: "string" },
-    "sender-company": { type: "string" },
-    offer: { type: "string" },
-    "created-by": { type: "string" },
-    credits: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+const text = { type: "string" } as const;
+const OPTIONS = {
+  name: text,
+  email: text,
+  language: text,
+  "key-name": text,
+  "member-name": text,
+  "sender-name": text,
+  "sender-company": text,
+  offer: text,
+  "created-by": text,
+  credits: text,
+  help: { type: "boolean", short: "h" },
+} as const;
+const STRING_OPTIONS: readonly string[] = Object.keys(OPTIONS).filter((name) => name !== "help");
 
-const adminToken = process.env.ADMIN_TOKEN;
-const apiUrl = (process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? "3000"}`).replace(/\/+$/, "");
-
+/** A mistake of the person typing: shown as one message, never as a stack trace. */
 class CliError extends Error {}
 
-async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+/**
+ * `--credits -5` is a value that looks like an option: read it as `--credits=-5` so the value's
+ * own check answers, instead of the argument parser's riddle.
+ */
+function withDashedValuesJoined(args: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? "";
+    const next = args[index + 1];
+    const option = /^--([a-z-]+)$/.exec(arg)?.[1];
+    if (option && STRING_OPTIONS.includes(option) && next && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+/** The command line, or the parser's complaint and the usage (exit 2). */
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      args: withDashedValuesJoined(process.argv.slice(2)),
+      allowPositionals: true,
+      options: OPTIONS,
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+}
+
+/** The node to talk to: API_URL, else where the server listens with this same environment. */
+function apiUrlOf(env: NodeJS.ProcessEnv): string {
+  if (env.API_URL) {
+    let url: URL;
+    try {
+      url = new URL(env.API_URL);
+    } catch {
+      throw new CliError(`API_URL: not a URL (${env.API_URL}); e.g. http://127.0.0.1:3000`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new CliError(`API_URL: must be an http or https URL (${env.API_URL})`);
+    }
+    return url.href.replace(/\/+$/, "");
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+}
+
+const { values, positionals } = parseCommandLine();
+
+async function call(apiUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(`${apiUrl}/admin${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${adminToken}`,
+        authorization: `Bearer ${process.env.ADMIN_TOKEN}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new CliError(`Cannot reach the API at ${apiUrl}: is it running? (${(error as Error).message})`);
+    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new CliError(`Cannot reach the API at ${apiUrl}: is it running? (${cause})`);
   }
   if (response.status === 204) return { ok: true };
   const text = await response.text();
-  const json: unknown = text ? JSON.parse(text) : null;
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    throw new CliError(
+      `${apiUrl} answered ${response.status} with something other than JSON: is it this API?`,
+    );
+  }
   if (!response.ok) {
     const error = (json as { error?: { code: string; message: string } } | null)?.error;
+    if (response.status === 404 && error?.code === "not_found" && /^No route/i.test(error.message)) {
+      throw new CliError(`${apiUrl} has no /admin: start the API with ADMIN_TOKEN set.`);
+    }
     throw new CliError(`${response.status} ${error?.code ?? ""}: ${error?.message ?? text}`);
   }
   return json;
@@ -77,92 +153,111 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
+function languageOption(value: string | undefined): "en" | "fr" | undefined {
+  if (value === undefined || value === "en" || value === "fr") return value;
+  throw new CliError(`--language: en or fr, not ${value}`);
+}
+
+function creditsOption(value: string | undefined): number {
+  const text = need(value, "--credits");
+  const credits = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(credits) || credits < 1 || credits > MAX_PURCHASE_CREDITS) {
+    throw new CliError(`--credits: a whole number from 1 to ${MAX_PURCHASE_CREDITS}, not ${text}`);
+  }
+  return credits;
+}
+
 const defined = (entries: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
 
-async function run(): Promise<unknown> {
+async function run(apiUrl: string): Promise<unknown> {
   const [group, action, first, second] = positionals;
+  const api = (method: string, path: string, body?: unknown) => call(apiUrl, method, path, body);
+  const workspacePath = (suffix = "") => `/workspaces/${need(first, "<workspace_id>")}${suffix}`;
   switch (`${group} ${action ?? ""}`.trim()) {
     case "bootstrap": {
-      const workspace = (await call("POST", "/workspaces", {
-        name: need(values.name, "--name"),
-        ...defined({ language: values.language }),
-      })) as { id: string };
-      const member = (await call("POST", `/workspaces/${workspace.id}/members`, {
-        email: need(values.email, "--email"),
-      })) as { id: string };
-      const key = await call("POST", `/workspaces/${workspace.id}/api-keys`, {
+      const name = need(values.name, "--name");
+      const email = need(values.email, "--email");
+      const language = languageOption(values.language);
+      const workspace = (await api("POST", "/workspaces", { name, ...defined({ language }) })) as {
+        id: string;
+      };
+      const member = (await api("POST", `/workspaces/${workspace.id}/members`, { email })) as { id: string };
+      const key = await api("POST", `/workspaces/${workspace.id}/api-keys`, {
         name: values["key-name"] ?? "server",
         created_by: member.id,
       });
       return { workspace, member, api_key: key };
     }
+    case "workspaces list":
+      return api("GET", "/workspaces");
     case "workspaces create":
-      return call("POST", "/workspaces", {
+      return api("POST", "/workspaces", {
         name: need(values.name, "--name"),
-        ...defined({ language: values.language }),
+        ...defined({ language: languageOption(values.language) }),
       });
     case "workspaces show":
-      return call("GET", `/workspaces/${need(first, "<workspace_id>")}`);
+      return api("GET", workspacePath());
     case "workspaces update":
-      return call(
+      return api(
         "PATCH",
-        `/workspaces/${need(first, "<workspace_id>")}`,
+        workspacePath(),
         defined({
-          language: values.language,
+          language: languageOption(values.language),
           sender_name: values["sender-name"],
           sender_company: values["sender-company"],
           offer: values.offer,
         }),
       );
+    case "members list":
+      return api("GET", workspacePath("/members"));
     case "members add":
-      return call("POST", `/workspaces/${need(first, "<workspace_id>")}/members`, {
+      return api("POST", workspacePath("/members"), {
         email: need(values.email, "--email"),
         ...defined({ name: values["member-name"] }),
       });
     case "members invite":
-      return call("POST", `/workspaces/${need(first, "<workspace_id>")}/invites`, {
+      return api("POST", workspacePath("/invites"), {
         email: need(values.email, "--email"),
         ...defined({ name: values["member-name"] }),
       });
     case "members remove":
-      return call(
-        "DELETE",
-        `/workspaces/${need(first, "<workspace_id>")}/members/${need(second, "<member_id>")}`,
-      );
+      return api("DELETE", workspacePath(`/members/${need(second, "<member_id>")}`));
     case "accounts reset-link":
-      return call("POST", "/accounts/reset-link", { email: need(values.email, "--email") });
+      return api("POST", "/accounts/reset-link", { email: need(values.email, "--email") });
     case "keys create":
-      return call("POST", `/workspaces/${need(first, "<workspace_id>")}/api-keys`, {
+      return api("POST", workspacePath("/api-keys"), {
         name: need(values.name, "--name"),
         created_by: need(values["created-by"], "--created-by"),
       });
     case "keys list":
-      return call("GET", `/workspaces/${need(first, "<workspace_id>")}/api-keys`);
+      return api("GET", workspacePath("/api-keys"));
     case "keys revoke":
-      return call(
-        "DELETE",
-        `/workspaces/${need(first, "<workspace_id>")}/api-keys/${need(second, "<key_id>")}`,
-      );
-    case "credits buy":
-      return call("POST", `/workspaces/${need(first, "<workspace_id>")}/credit-purchases`, {
-        credits: Number(need(values.credits, "--credits")),
-      });
+      return api("DELETE", workspacePath(`/api-keys/${need(second, "<key_id>")}`));
+    case "credits buy": {
+      const credits = creditsOption(values.credits);
+      return api("POST", workspacePath("/credit-purchases"), { credits });
+    }
     default:
-      throw new CliError(usage);
+      throw new CliError(
+        `${positionals.length > 0 ? `Unknown command: ${positionals.join(" ")}\n\n` : ""}${usage}`,
+      );
   }
 }
 
 if (values.help || positionals.length === 0) {
   console.log(usage);
-} else if (!adminToken) {
+} else if (!process.env.ADMIN_TOKEN) {
   console.error("ADMIN_TOKEN is not set: use the same value the API was started with.");
   process.exitCode = 1;
 } else {
   try {
-    console.log(JSON.stringify(await run(), null, 2));
+    console.log(JSON.stringify(await run(apiUrlOf(process.env)), null, 2));
   } catch (error) {
-    console.error(error instanceof CliError ? error.message : error);
+    // A bug of this tool still prints one line: what failed, not where.
+    console.error(
+      error instanceof CliError ? error.message : `Unexpected error: ${(error as Error).message}`,
+    );
     process.exitCode = 1;
   }
 }

@@ -58,6 +58,8 @@ const configSchema = z.object({
   SEARCH_CHECK_BUDGET_MS: positiveInt(30_000),
   SEARCH_MATCH_GRACE_MS: z.coerce.number().int().min(0).default(1_000),
   AUDIT_ALLOW_PRIVATE_NETWORKS: flag,
+  // Demo only: homepages of `.example` websites read from this folder instead of the network.
+  AUDIT_DEMO_SITES_DIR: optionalString,
   // Comma-separated; empty or unset: the system's resolvers.
   DNS_SERVERS: z
     .string()
@@ -157,6 +159,8 @@ export interface Config {
   searchMatchGraceMs: number;
   audit: {
     allowPrivateNetworks: boolean;
+    /** Folder of `<host>.example.html` homepages answered without the network (offline demo); unset: none. */
+    demoSitesDir: string | undefined;
     /**
      * Audits in flight per process (in-process auditor, or one worker): each is mostly a homepage
      * fetch waiting on the network; parsing is bounded by `threads`.
@@ -287,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     searchMatchGraceMs: e.SEARCH_MATCH_GRACE_MS,
     audit: {
       allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
+      demoSitesDir: e.AUDIT_DEMO_SITES_DIR,
       concurrency: e.AUDIT_CONCURRENCY,
       fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
       fetchesPerIp: e.AUDIT_FETCHES_PER_IP,

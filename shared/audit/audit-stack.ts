@@ -3,6 +3,7 @@ import type { Db } from "../db/database.ts";
 import { createDnsResolver } from "../dns-resolver.ts";
 import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
 import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
+import { loadDemoSites } from "./demo-sites.ts";
 import { createEmailStatusCheck } from "./email-status.ts";
 import { createCachingResolver, createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
 import { createFetchPoliteness, type FetchPoliteness } from "./fetch-politeness.ts";
@@ -53,6 +54,7 @@ export function createAuditStack(
   const resolver = createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 });
   const fetchOptions: FetchHomepageOptions = {
     allowPrivateNetworks: config.audit.allowPrivateNetworks,
+    demoSites: config.audit.demoSitesDir === undefined ? undefined : loadDemoSites(config.audit.demoSitesDir),
     userAgent: auditUserAgent(config.publicUrl),
     ...(config.audit.extraCa === undefined ? {} : { extraCa: config.audit.extraCa }),
     politeness,

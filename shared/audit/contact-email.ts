@@ -318,8 +318,11 @@ export type CheckedAddress =
   | { ok: true; address: string }
   | { ok: false; address: string; reason: EmailRejection };
 
-/** Normalises (trimmed, lower-cased) and applies every rejection rule to one address. */
-export function checkAddress(raw: string): CheckedAddress {
+/**
+ * Normalises (trimmed, lower-cased) and applies every rejection rule to one address. `pageHost`:
+ * the host the page came from.
+ */
+export function checkAddress(raw: string, pageHost?: string): CheckedAddress {
   const address = raw
     .slice(0, MAX_RAW_CHARS)
     .trim()
@@ -346,7 +349,13 @@ export function checkAddress(raw: string): CheckedAddress {
   }
   const tld = labels.at(-1)!;
   if (ASSET_EXTENSIONS.has(tld)) return { ok: false, address, reason: "invalid" };
-  if (RESERVED_TLDS.has(tld)) return { ok: false, address, reason: "placeholder" };
+  if (RESERVED_TLDS.has(tld)) {
+    // A reserved TLD never resolves, so no real page comes from one: an address at the very host
+    // of the page is a test or demo site's own; anywhere else it is a placeholder.
+    return domain === pageHost && !PLACEHOLDER_LOCAL_PARTS.has(local)
+      ? { ok: true, address }
+      : { ok: false, address, reason: "placeholder" };
+  }
   const host = parseHost(domain);
   // The suffix must be a real (ICANN) public suffix with a registrable name under it.
   if (!host.isIcann || host.domain === null || host.domainWithoutSuffix === null) {
@@ -428,8 +437,9 @@ export function chooseContactEmail(findings: readonly EmailFinding[], pageUrl: s
   const candidates = new Map<string, Candidate>();
   const rejected = new Map<string, EmailRejection>();
   const siteDomain = registrableDomainOf(pageUrl);
+  const pageHost = hostOf(pageUrl);
   for (const finding of reconcileMailtoLinks(findings, siteDomain)) {
-    const checked = checkAddress(finding.raw);
+    const checked = checkAddress(finding.raw, pageHost);
     if (!checked.ok) {
       if (!rejected.has(checked.address)) rejected.set(checked.address, checked.reason);
       continue;
@@ -532,6 +542,14 @@ function reconcileMailtoLinks(findings: readonly EmailFinding[], siteDomain: str
 
 function domainOf(address: string): string {
   return address.slice(address.lastIndexOf("@") + 1);
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 function registrableDomainOf(url: string): string | null {

@@ -6,6 +6,7 @@ import { rootCertificates } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
+import type { DemoSites } from "./demo-sites.ts";
 import type { FetchPoliteness } from "./fetch-politeness.ts";
 
 /**
@@ -55,6 +56,8 @@ export interface FetchHomepageOptions {
    * closes it). Unset: one pool per set of limits shared by the process.
    */
   agent?: Agent;
+  /** Offline demo only: homepages of `.example` hosts answered without the network. */
+  demoSites?: DemoSites | undefined;
 }
 
 export interface FetchedPage {
@@ -194,6 +197,8 @@ async function fetchOnce(
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { kind: "failure", failure: failure("unsupported_scheme", url.protocol) };
   }
+  const demoPage = options.demoSites?.homepage(url);
+  if (demoPage) return { kind: "page", page: demoPage };
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   if (blockedPorts.has(port)) return { kind: "failure", failure: failure("blocked_port", String(port)) };
 

@@ -15,6 +15,11 @@ export async function createWorkspace(
     .executeTakeFirstOrThrow();
 }
 
+/** Every workspace, oldest first (operators' listing; a service has few enough for one page). */
+export async function listWorkspaces(db: Db): Promise<Workspace[]> {
+  return db.selectFrom("workspaces").selectAll().orderBy("created_at").orderBy("id").execute();
+}
+
 export async function findWorkspace(db: Db, workspaceId: string): Promise<Workspace | undefined> {
   return db.selectFrom("workspaces").selectAll().where("id", "=", workspaceId).executeTakeFirst();
 }

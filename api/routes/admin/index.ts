@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite } from "../../../shared/accounts/invites.ts";
 import { createPasswordReset } from "../../../shared/accounts/password-resets.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
@@ -18,6 +19,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspa
 import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
 import {
   createWorkspace,
+  listWorkspaces,
   requireWorkspace,
   updateWorkspaceSettings,
 } from "../../../shared/workspaces/workspaces.ts";
@@ -74,6 +76,10 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     async (request, reply) => reply.code(201).send(workspaceJson(await createWorkspace(db, request.body))),
   );
 
+  app.get("/workspaces", { schema: hidden }, async () => ({
+    workspaces: (await listWorkspaces(db)).map(workspaceJson),
+  }));
+
   app.get("/workspaces/:id", { schema: { ...hidden, params: workspaceParams } }, async (request) =>
     workspaceJson(await requireWorkspace(db, request.params.id)),
   );
@@ -111,6 +117,12 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       return reply.code(201).send({ id: member.id, email: member.email, name: member.name });
     },
   );
+
+  app.get("/workspaces/:id/members", { schema: { ...hidden, params: workspaceParams } }, async (request) => {
+    await requireWorkspace(db, request.params.id);
+    const members = await listActiveMembers(db, request.params.id);
+    return { members: members.map((member) => ({ ...member, created_at: member.created_at.toISOString() })) };
+  });
 
   app.post(
     "/workspaces/:id/invites",

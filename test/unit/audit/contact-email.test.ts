@@ -234,6 +234,26 @@ describe("rejections", () => {
     expect(checkAddress(address)).toEqual({ ok: true, address: address.toLowerCase() });
   });
 
+  it("accepts an address on a reserved TLD only at the very host the page came from (demo and test sites)", () => {
+    expect(checkAddress("info@glebe-pipe-drain.example", "glebe-pipe-drain.example")).toEqual({
+      ok: true,
+      address: "info@glebe-pipe-drain.example",
+    });
+    for (const [address, host] of [
+      ["info@glebe-pipe-drain.example", "other-shop.example"],
+      ["info@glebe-pipe-drain.example", undefined],
+      ["info@shop.example", "www.shop.example"],
+      ["test@glebe-pipe-drain.example", "glebe-pipe-drain.example"],
+      ["info@shop.test", "maple-plumbing.ca"],
+    ] as const) {
+      expect(checkAddress(address, host), `${address} on ${host}`).toEqual({
+        ok: false,
+        address,
+        reason: "placeholder",
+      });
+    }
+  });
+
   it("keeps the refused addresses and why in the evidence, and chooses none of them", () => {
     const result = emailOf(
       '<footer><a href="mailto:you@yourdomain.com">x</a> <a href="mailto:noreply@maple-plumbing.ca">y</a></footer>',
