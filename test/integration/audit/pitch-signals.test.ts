@@ -16,6 +16,7 @@ import type { SiteAudit } from "../../../shared/audit/types.ts";
 import { loadConfig } from "../../../shared/config.ts";
 import { createMetrics } from "../../../shared/metrics.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
+import { type FakeDnsServer, startFakeDns } from "../../support/fake-dns.ts";
 import {
   type FakeSite,
   type FakeSitesServer,
@@ -23,12 +24,11 @@ import {
   OLD_HOMEPAGE,
   startFakeSites,
 } from "../../support/fake-sites.ts";
-import { type LoopbackDns, startLoopbackDns } from "../../support/loopback-dns.ts";
 import { makeTestCertificates, type TestCertificates } from "../../support/test-certificates.ts";
 
 let database: TestDatabase;
 let certificates: TestCertificates;
-let dns: LoopbackDns;
+let dns: FakeDnsServer;
 let stack: AuditStack;
 /** Plain http only: a TLS handshake on its port gets an HTTP 400. */
 let plain: FakeSitesServer;
@@ -51,7 +51,7 @@ beforeAll(async () => {
   invalid.wrongHost = await startFakeSites({ tls: certificates.wrongHost });
   invalid.selfSigned = await startFakeSites({ tls: certificates.selfSigned });
   // Social hosts resolve here, so that a fetch would reach `plain` (none must happen).
-  dns = await startLoopbackDns({ "www.facebook.com": "127.0.0.1", "linktr.ee": "127.0.0.1" });
+  dns = await startFakeDns({ "www.facebook.com": { A: ["127.0.0.1"] }, "linktr.ee": { A: ["127.0.0.1"] } });
   const closed: Server = createServer();
   await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
   closedPort = (closed.address() as AddressInfo).port;
@@ -60,7 +60,7 @@ beforeAll(async () => {
   const config = loadConfig({
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     AUDIT_THREADS: "1",
-    DNS_SERVERS: dns.server,
+    DNS_SERVERS: dns.address,
     AUDIT_CA_FILE: certificates.caFile,
     LOG_LEVEL: "silent",
   });
@@ -217,7 +217,7 @@ describe("social_profile_only: decided from the URL, never fetched", () => {
     });
     // No request reached the server the name resolves to, and the name was never even looked up.
     expect(plain.requests.length).toBe(before);
-    expect(dns.asked).not.toContain(host);
+    expect(dns.count(host)).toBe(0);
   });
 });
 
