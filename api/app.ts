@@ -8,7 +8,7 @@ import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
 import errors, { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from "./plugins/errors.ts";
 import gracefulClose from "./plugins/graceful-close.ts";
 import metrics from "./plugins/metrics.ts";
-import openApi from "./plugins/openapi.ts";
+import openApi, { refuseUnknownQueryParameters } from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
@@ -56,8 +56,10 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(crossOrigin);
   if (config.adminToken) app.addHook("onRequest", adminGuard(config.adminToken, services.addressLimiter));
   app.addHook("onRequest", refuseUnmatchedRoute);
+  app.addHook("onRoute", refuseUnknownQueryParameters);
   await app.register(openApi, {
     publicUrl: config.publicUrl,
+    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
     rateLimits: config.rateLimits,
     costLimits: config.costLimits,
   });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
+import { requestIdFor } from "./request-id.ts";
 
 /**
  * What the port answers while the node waits for PostgreSQL and Redis: `/healthz` 200 (the process
@@ -44,9 +45,13 @@ export async function listenWhileStarting(
       response.end(JSON.stringify({ status: "ok" }));
       return;
     }
+    // The headers the app's own answers carry (and the document declares for a 503).
     response.writeHead(503, {
       "content-type": "application/json; charset=utf-8",
       "retry-after": "5",
+      "x-request-id": requestIdFor(request),
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
       connection: "close",
     });
     response.end(

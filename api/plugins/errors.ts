@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
@@ -31,7 +32,10 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
       const segments = (issue.instancePath ?? "").split("/").filter((segment) => segment !== "");
       if (issue.keyword === "unrecognized_keys" && issue.params?.keys?.length) {
         return issue.params.keys
-          .map((key) => `${formatPath(context, [...segments, key])}: unknown field`)
+          .map(
+            (key) =>
+              `${formatPath(context, [...segments, key])}: unknown ${context === "querystring" ? "parameter" : "field"}`,
+          )
           .join("; ");
       }
       return `${formatPath(context, segments)}: ${issue.message ?? "invalid"}`;
@@ -152,7 +156,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
   const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

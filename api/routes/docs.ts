@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
+import { errorResponses, publicRouteErrors } from "../schemas.ts";
 
 const referencePath = new URL("../docs/reference.md", import.meta.url);
 
@@ -43,6 +44,7 @@ const docsRoutes: FastifyPluginAsyncZod<{
             description: "The API reference in markdown",
             content: { "text/markdown": { schema: z.string() } },
           },
+          ...errorResponses("getDocs", ["cross_origin_forbidden", ...publicRouteErrors]),
         },
       },
     },

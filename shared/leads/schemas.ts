@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { decodeCursor } from "./cursor.ts";
+import { CURSOR_PATTERN, decodeCursor } from "./cursor.ts";
 
 /**
  * The wire shapes of leads: the one source of the /v1 validation, `/openapi.json`, the MCP tools
@@ -13,7 +13,7 @@ export const outreachStatusSchema = z
     "new when saved; drafted once a draft was produced; no v1 route sets sent or skipped; skipped also while the lead's place, email or domain is on the workspace's suppression list",
   );
 
-export const leadIdSchema = z.guid("must be a uuid");
+export const leadIdSchema = z.guid("must be a uuid").max(36, "must be a uuid");
 
 export const leadIdParams = z.strictObject({
   id: leadIdSchema.describe("Lead id (uuid)"),
@@ -58,10 +58,12 @@ export const listLeadsQuerySchema = z
       .min(1, "must be an integer from 1 to 100")
       .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
       .default(LEAD_PAGE_DEFAULT)
+      .meta({ format: "int32" })
       .describe("Page size, 1 to 100 (default 25)"),
     cursor: z
       .string()
       .max(200)
+      .regex(CURSOR_PATTERN, "not a cursor issued by this API; pass next_cursor back unchanged.")
       .optional()
       .describe(
         "The next_cursor of a previous response, passed back unchanged (form `<added_at>|<lead_id>`)",
@@ -79,8 +81,8 @@ export const listLeadsQuerySchema = z
 
 export const leadPageSchema = z
   .object({
-    leads: z.array(leadSummarySchema),
-    next_cursor: z.string().nullable().describe("null on the last page"),
+    leads: z.array(leadSummarySchema).max(LEAD_PAGE_MAX),
+    next_cursor: z.string().regex(CURSOR_PATTERN).nullable().describe("null on the last page"),
   })
   .meta({ id: "LeadPage" });
 
@@ -124,8 +126,8 @@ export const leadDetailSchema = leadSummarySchema
       .nullable()
       .describe("Null when never run; runs only when a search asked for it"),
     last_media_year: z
-      .number()
-      .int()
+      .int32()
+      .meta({ format: "int32" })
       .nullable()
       .describe(
         "Year the newest photo on the homepage was uploaded; null means no dated media path was readable",

@@ -3,7 +3,7 @@ import { readBalance } from "../credits/ledger.ts";
 import { defineOperation } from "./operation.ts";
 
 const creditsSchema = z
-  .object({ balance: z.number().int().describe("Remaining workspace credits") })
+  .object({ balance: z.number().int().meta({ format: "int64" }).describe("Remaining workspace credits") })
   .meta({ id: "Credits" });
 
 /** GET /v1/credits, the `get_credit_balance` tool. */

@@ -13,29 +13,33 @@ const trimmedText = (field: string, max: number) =>
     .min(1, `${field} must not be empty`)
     .max(max, `${field} must be at most ${max} characters`);
 
-export const searchQuerySchema = z.strictObject({
-  location: trimmedText("location", 200).describe("City or region"),
-  category: trimmedText("category", 100).describe("Trade or business type"),
-});
+export const searchQuerySchema = z
+  .strictObject({
+    location: trimmedText("location", 200).describe("City or region"),
+    category: trimmedText("category", 100).describe("Trade or business type"),
+  })
+  .meta({ id: "SearchQuery" });
 
-export const searchFiltersSchema = z.strictObject({
-  min_rating: z.number().min(0).max(5).optional().describe("Minimum provider rating, 0 to 5"),
-  no_website: z.boolean().optional().describe("Only businesses with no website"),
-  not_mobile_friendly: z
-    .boolean()
-    .optional()
-    .describe("Only sites that are not mobile-friendly (may check live websites)"),
-  outdated_website: z
-    .boolean()
-    .optional()
-    .describe("Only sites that look outdated (may check live websites)"),
-  stale_content: z
-    .boolean()
-    .optional()
-    .describe(
-      "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
-    ),
-});
+export const searchFiltersSchema = z
+  .strictObject({
+    min_rating: z.number().min(0).max(5).optional().describe("Minimum provider rating, 0 to 5"),
+    no_website: z.boolean().optional().describe("Only businesses with no website"),
+    not_mobile_friendly: z
+      .boolean()
+      .optional()
+      .describe("Only sites that are not mobile-friendly (may check live websites)"),
+    outdated_website: z
+      .boolean()
+      .optional()
+      .describe("Only sites that look outdated (may check live websites)"),
+    stale_content: z
+      .boolean()
+      .optional()
+      .describe(
+        "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
+      ),
+  })
+  .meta({ id: "SearchFilters" });
 
 export const searchRequestSchema = z
   .strictObject({
@@ -52,6 +56,7 @@ export const searchRequestSchema = z
       .int()
       .min(1)
       .max(MAX_RESULTS)
+      .meta({ format: "int32" })
       .describe(`1 to ${MAX_RESULTS}; maximum leads returned across all queries`),
   })
   .meta({ id: "SearchRequest" });
@@ -66,8 +71,12 @@ export const searchResultSchema = leadSummarySchema
 
 export const searchResponseSchema = z
   .object({
-    results: z.array(searchResultSchema),
-    credits_spent: z.number().int().describe("Credits consumed by this search (places newly charged)"),
+    results: z.array(searchResultSchema).max(MAX_RESULTS),
+    credits_spent: z
+      .int32()
+      .min(0)
+      .meta({ format: "int32" })
+      .describe("Credits consumed by this search (places newly charged)"),
     truncated: z.boolean().describe("True when there may be more matches than returned"),
   })
   .meta({ id: "SearchResponse" });

@@ -28,7 +28,7 @@ export function operationRoute<Op extends Operation, Request extends object>(
       security: v1Security,
       response: {
         200: operation.output as Op["output"],
-        ...errorResponses([...operation.errors, ...commonV1Errors]),
+        ...errorResponses(docs.operationId, [...operation.errors, ...commonV1Errors]),
       },
     },
   };

@@ -127,9 +127,12 @@ const SPEC_ROUTES: {
 
 /** DESIGN.md: every authenticated /v1 route can also answer these. */
 const COMMON_AUTHENTICATED_ERRORS: Record<number, string[]> = {
+  400: ["invalid_request"],
+  401: ["invalid_api_key"],
   403: ["cross_origin_forbidden"],
+  429: ["rate_limited"],
   500: ["internal_error"],
-  503: ["rate_limit_unavailable"],
+  503: ["rate_limit_unavailable", "service_unavailable"],
 };
 
 describe("GET /openapi.json", () => {
@@ -154,8 +157,62 @@ describe("GET /openapi.json", () => {
   });
 
   it("names the server the API is reached at", () => {
-    expect(doc.servers).toEqual([{ url: t.config.publicUrl }]);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: t.config.publicUrl, "x-internal": false })]);
   });
+});
+
+describe("named schemas", () => {
+  const refName = (schema: Json | undefined) =>
+    typeof schema?.$ref === "string" ? schema.$ref.replace("#/components/schemas/", "") : undefined;
+
+  it("has no component named Error (it would shadow the built-in Error in generated code)", () => {
+    expect(Object.keys(doc.components.schemas)).not.toContain("Error");
+  });
+
+  it("has one schema per shape: no Input twin, and every component is used", () => {
+    const names = Object.keys(doc.components.schemas);
+    expect(names.filter((name) => name.endsWith("Input"))).toEqual([]);
+    const text = JSON.stringify({ ...doc, components: { ...doc.components, schemas: {} } });
+    const reachable = new Set<string>();
+    const pending = [text];
+    while (pending.length > 0) {
+      for (const [, name] of pending.pop()!.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+        if (reachable.has(name!)) continue;
+        reachable.add(name!);
+        pending.push(JSON.stringify(doc.components.schemas[name!]));
+      }
+    }
+    expect(names.filter((name) => !reachable.has(name))).toEqual([]);
+  });
+
+  it("names the shared objects: search queries, filters, leads, the page and the draft", () => {
+    const request = doc.components.schemas.SearchRequest as { properties: Record<string, Json> };
+    expect(refName(request.properties.queries!.items as Json)).toBe("SearchQuery");
+    expect(refName(request.properties.filters)).toBe("SearchFilters");
+    const page = doc.components.schemas.LeadPage as { properties: Record<string, Json> };
+    expect(refName(page.properties.leads!.items as Json)).toBe("LeadSummary");
+    for (const name of ["LeadDetail", "SearchResponse", "SearchResultLead", "OutreachDraft", "Credits"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+  });
+
+  it.each(SPEC_ROUTES.filter((route) => route.auth))(
+    "$method $path: error code is the enum of exactly the codes it can answer",
+    ({ method, path, errors }) => {
+      const op = operation(path, method);
+      const expected = [...Object.values(errors), ...Object.values(COMMON_AUTHENTICATED_ERRORS)].flat();
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^[45]/.test(status)) continue;
+        const schema = resolve(response.content!["application/json"]!.schema!);
+        const error = resolve((schema.properties as Record<string, Json>).error!);
+        const code = (error.properties as Record<string, Json>).code!;
+        expect(code.type).toBe("string");
+        expect([...(code.enum as string[])].sort(), `${method} ${path} ${status}`).toEqual(
+          [...new Set(expected)].sort(),
+        );
+      }
+    },
+  );
 });
 
 describe("coverage of the spec's routes", () => {
@@ -261,6 +318,8 @@ describe("security", () => {
     expect(Object.keys(flow!.scopes).sort()).toEqual(["email", "profile"]);
     expect(flow!.authorizationUrl).toMatch(/\/authorize$/);
     expect(() => new URL(flow!.tokenUrl)).not.toThrow();
+    // Refresh tokens are issued, at the token endpoint.
+    expect((flow as { refreshUrl?: string }).refreshUrl).toBe(flow!.tokenUrl);
   });
 
   it.each(SPEC_ROUTES)(
@@ -340,6 +399,18 @@ describe("rate limits in the document", () => {
     expectLimits(doc, 1000, 1000);
   });
 
+  it("counts per API key, and an OAuth token per approving member and workspace, in words and in x-rate-limit", () => {
+    for (const route of Object.keys(BUCKETS)) {
+      const [method, path] = route.split(" ") as [string, string];
+      const limit = operation(path, method)["x-rate-limit"] as unknown as { per: Record<string, string> };
+      expect(limit.per.api_key).toMatch(/API key/);
+      expect(limit.per.oauth_token).toMatch(/member who approved/);
+      expect(limit.per.oauth_token).toMatch(/workspace/);
+    }
+    expect(doc.info.description).not.toMatch(/counts against the API key that approved/);
+    expect(doc.info.description).toMatch(/per workspace member who approved it/);
+  });
+
   it("puts no limit on the public routes", () => {
     expect(operation("/openapi.json", "get")["x-rate-limit"]).toBeUndefined();
     expect(operation("/v1/docs", "get")["x-rate-limit"]).toBeUndefined();
@@ -384,6 +455,28 @@ describe("the document and the code agree", () => {
       expect((await t.app.inject({ url: `/v1/leads?limit=${limit}`, headers: ws.auth })).statusCode).toBe(
         200,
       );
+    }
+  });
+
+  it("refuses an unknown query parameter alike on every route of the document, naming it", async () => {
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => ({ path, method: method.toUpperCase() as "GET" | "POST" })),
+    );
+    expect(routes.length).toBe(SPEC_ROUTES.length);
+    for (const { path, method } of routes) {
+      const response = await t.app.inject({
+        method,
+        url: `${path.replace("{id}", randomUUID())}?limt=5`,
+        headers: path.startsWith("/v1/") && path !== "/v1/docs" ? ws.auth : {},
+        ...(path === "/v1/searches"
+          ? { payload: { queries: [{ location: "Ottawa", category: "plumber" }], max_results: 1 } }
+          : {}),
+      });
+      expect(response.statusCode, `${method} ${path}`).toBe(400);
+      expect(response.json().error, `${method} ${path}`).toEqual({
+        code: "invalid_request",
+        message: "query.limt: unknown parameter",
+      });
     }
   });
 
