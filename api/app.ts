@@ -13,6 +13,7 @@ import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
 import docsRoutes from "./routes/docs.ts";
+import legalRoutes from "./routes/legal.ts";
 import mcpRoutes from "./routes/mcp.ts";
 import oauthRoutes from "./routes/oauth.ts";
 import operationsRoutes from "./routes/operations.ts";
@@ -60,6 +61,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(openApi, {
     publicUrl: config.publicUrl,
     accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    contactEmail: config.legal.contactEmail,
     rateLimits: config.rateLimits,
     costLimits: config.costLimits,
   });
@@ -81,6 +83,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   });
   await app.register(mcpRoutes, { services });
   await app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services });
+  await app.register(legalRoutes, config.legal);
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: "/admin", services });
   }

@@ -113,6 +113,9 @@ const configSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  PRIVACY_POLICY_FILE: optionalString,
+  TERMS_OF_SERVICE_FILE: optionalString,
+  OPERATOR_CONTACT_EMAIL: optionalString.pipe(z.email("must be an email address").optional()),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -207,6 +210,12 @@ export interface Config {
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
   oauth: { accessTokenTtlSeconds: number; refreshTokenTtlSeconds: number; unusedClientTtlSeconds: number };
   workerMetricsPort: number;
+  /** The privacy policy and terms pages: the operator's HTML files, else the default text; their contact. */
+  legal: {
+    privacyPolicyFile: string | undefined;
+    termsOfServiceFile: string | undefined;
+    contactEmail: string | undefined;
+  };
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
 
@@ -336,6 +345,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       unusedClientTtlSeconds: e.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
     },
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    legal: {
+      privacyPolicyFile: e.PRIVACY_POLICY_FILE,
+      termsOfServiceFile: e.TERMS_OF_SERVICE_FILE,
+      contactEmail: e.OPERATOR_CONTACT_EMAIL,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -21,6 +21,7 @@ nav.tabs a { padding: .5rem .75rem; border-radius: 6px 6px 0 0; text-decoration:
 nav.tabs a[aria-current="page"] { background: var(--bg); font-weight: 600; border: 1px solid var(--line); border-bottom-color: var(--bg); }
 main { max-width: 72rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 main.narrow { max-width: 30rem; }
+footer.foot { max-width: 72rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .9rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin-bottom: 1rem; }

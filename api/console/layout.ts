@@ -1,3 +1,4 @@
+import { PRIVACY_PATH, TERMS_PATH } from "../legal/paths.ts";
 import { SCRIPT_PATH, STYLESHEET_PATH } from "./assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 import type { MessageKey, Translator } from "./i18n.ts";
@@ -78,6 +79,7 @@ ${header}
 <h1>${title}</h1>
 ${body}
 </main>
+<footer class="foot"><a href="${PRIVACY_PATH}">${t.t("privacyPolicy")}</a> · <a href="${TERMS_PATH}">${t.t("termsOfService")}</a></footer>
 </body>
 </html>`.value;
 }

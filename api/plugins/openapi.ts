@@ -5,6 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
 import { type ErrorCode, errorStatus } from "../../shared/errors.ts";
+import { TERMS_PATH } from "../legal/paths.ts";
 import { CLIENT_REQUEST_ID_MAX_LENGTH, CLIENT_REQUEST_ID_PATTERN } from "../request-id.ts";
 import { declaredErrorCodes, errorResponses, publicRouteErrors } from "../schemas.ts";
 
@@ -13,6 +14,8 @@ export interface OpenApiOptions {
   rateLimits: { readPerMinute: number; searchPerMinute: number };
   costLimits: CostLimits;
   accessTokenTtlSeconds: number;
+  /** The operator's address, when set (OPERATOR_CONTACT_EMAIL). */
+  contactEmail: string | undefined;
 }
 
 /** Who a request is counted against, in words and in `x-rate-limit(s)`. */
@@ -33,6 +36,12 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
       info: {
         title: "Lead Discovery and Outreach Drafting API",
         version: "1.0.0",
+        termsOfService: `${publicUrl}${TERMS_PATH}`,
+        contact: {
+          name: "The operator of this service",
+          url: `${publicUrl}${TERMS_PATH}`,
+          ...(options.contactEmail ? { email: options.contactEmail } : {}),
+        },
         description: [
           "Find local businesses whose websites need work, keep them as a workspace lead list, and draft a grounded outreach email per lead.",
           "",
@@ -221,6 +230,7 @@ interface OpenApiDocument {
 }
 
 function finishDocument(document: OpenApiDocument): OpenApiDocument {
+  openAnswerObjects(document);
   oneSchemaPerShape(document);
   markOptionalBodies(document);
   declareResponseHeaders(document);
@@ -250,6 +260,31 @@ function declareResponseHeaders(document: OpenApiDocument): void {
         response.headers = Object.fromEntries(names.map((name) => [name, ref(name)]));
       }
     }
+  }
+}
+
+/**
+ * zod describes what a `z.object` *outputs*, after stripping unknown keys, as
+ * `additionalProperties: false`. On an answer that is a promise v1 does not make: new fields may
+ * appear at any time and clients must ignore those they do not know. So answers' objects (the
+ * answer-side components, as the type provider names them, and inline answer schemas) say
+ * nothing about other properties; requests' objects keep `false` (unknown fields are refused).
+ */
+function openAnswerObjects(document: OpenApiDocument): void {
+  const open = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) open(item);
+    } else if (node && typeof node === "object") {
+      const record = node as Record<string, unknown>;
+      if (record.additionalProperties === false) delete record.additionalProperties;
+      for (const value of Object.values(record)) open(value);
+    }
+  };
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (!name.endsWith("Input")) open(schema);
+  }
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) open(operation.responses);
   }
 }
 

@@ -63,7 +63,6 @@ export const listLeadsQuerySchema = z
     cursor: z
       .string()
       .max(200)
-      .regex(CURSOR_PATTERN, "not a cursor issued by this API; pass next_cursor back unchanged.")
       .optional()
       .describe(
         "The next_cursor of a previous response, passed back unchanged (form `<added_at>|<lead_id>`)",

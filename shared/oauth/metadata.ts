@@ -66,6 +66,8 @@ export function authorizationServerMetadata(publicUrl: string) {
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/v1/docs`,
+    op_policy_uri: `${publicUrl}/privacy`,
+    op_tos_uri: `${publicUrl}/terms`,
   };
 }
 

@@ -2,6 +2,8 @@
 export const en = {
   appName: "Lead discovery",
   skip: "Skip to content",
+  privacyPolicy: "Privacy policy",
+  termsOfService: "Terms of service",
   overview: "Overview",
   keys: "API keys",
   members: "Members",

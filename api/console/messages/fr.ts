@@ -4,6 +4,8 @@ import type { Messages } from "./en.ts";
 export const fr: Messages = {
   appName: "Prospection",
   skip: "Aller au contenu",
+  privacyPolicy: "Politique de confidentialité",
+  termsOfService: "Conditions d’utilisation",
   overview: "Aperçu",
   keys: "Clés d'API",
   members: "Membres",

@@ -116,6 +116,8 @@ const SPEC_ROUTES: {
       400: ["invalid_request"],
       401: ["invalid_api_key"],
       402: ["insufficient_credits"],
+      // DESIGN.md, lawful outreach: a suppressed lead.
+      403: ["lead_not_unlocked"],
       404: ["lead_not_found"],
       413: ["request_too_large"],
       422: ["insufficient_audit_data"],
@@ -183,6 +185,23 @@ describe("named schemas", () => {
       }
     }
     expect(names.filter((name) => !reachable.has(name))).toEqual([]);
+  });
+
+  it("lets answers' objects grow (clients ignore new fields) and closes requests' objects", () => {
+    const answers = [
+      "LeadSummary",
+      "LeadDetail",
+      "LeadPage",
+      "SearchResponse",
+      "SearchResultLead",
+      "OutreachDraft",
+      "Credits",
+    ];
+    for (const name of answers)
+      expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain("additionalProperties");
+    for (const name of ["SearchRequest", "SearchQuery", "SearchFilters"]) {
+      expect(doc.components.schemas[name]!.additionalProperties, name).toBe(false);
+    }
   });
 
   it("names the shared objects: search queries, filters, leads, the page and the draft", () => {
