@@ -7,7 +7,7 @@ import {
   listDraftsOfLead,
   listLeadsWithEvidence,
 } from "../../../shared/console/workspace-views.ts";
-import { ApiError } from "../../../shared/errors.ts";
+import { ApiError, type ErrorCode } from "../../../shared/errors.ts";
 import { decodeCursor } from "../../../shared/leads/cursor.ts";
 import { outreachStatusSchema } from "../../../shared/leads/schemas.ts";
 import { draftOperation } from "../../../shared/operations/draft.ts";
@@ -16,11 +16,21 @@ import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
 import { draftForm, markForm, parseForm } from "../forms.ts";
+import type { MessageKey, Translator } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { leadPage, leadsPage } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+
+/** Why a draft was refused, in the member's words (the API's messages are English). */
+const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
+  insufficient_credits: "insufficientCredits",
+  insufficient_audit_data: "nothingVerified",
+  generation_failed: "generationFailed",
+  rate_limited: "tooManyRequests",
+  lead_not_unlocked: "draftRefusedContact",
+};
 
 const listQuery = z
   .object({
@@ -56,7 +66,12 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
     const leadId = idParam(request, "leadId");
     const form = markForm.safeParse(request.body);
     // A lead of another workspace is a 404 whatever the form says.
-    if (!form.success) return renderLead(request, reply, { error: "status", status: 400 });
+    if (!form.success) {
+      return renderLead(request, reply, {
+        error: (t) => t.t("invalidInput", { detail: "status" }),
+        status: 400,
+      });
+    }
     const { status } = form.data;
     await invoke(markLeadOperation, callerOf(request, services), { lead_id: leadId, status });
     return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=${status}`, 303);
@@ -74,7 +89,7 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
   async function renderLead(
     request: FastifyRequest,
     reply: FastifyReply,
-    outcome: { error?: string; status?: number } = {},
+    outcome: { error?: (t: Translator) => string; status?: number } = {},
   ) {
     const { workspace_id } = membershipOf(request);
     const leadId = idParam(request, "leadId");
@@ -90,7 +105,7 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
           drafts,
           language: workspace.language,
           info: noticeOf(request, context),
-          error: outcome.error,
+          error: outcome.error?.(context.t),
         }),
       outcome.status,
     );
@@ -117,7 +132,11 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
       )
         throw error;
       reply.headers(error.headers);
-      return renderLead(request, reply, { error: error.message, status: error.status });
+      const key = DRAFT_REFUSALS[error.code];
+      return renderLead(request, reply, {
+        error: key ? (t: Translator) => t.t(key) : () => error.message,
+        status: error.status,
+      });
     }
     return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=drafted`, 303);
   });

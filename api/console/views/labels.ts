@@ -91,6 +91,40 @@ function evidenceLines(lines: [string, string][]): SafeHtml {
   return html`<dl class="facts small">${lines.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
+/** How a homepage fetch ended (an attempt, the https check), in words; the error code stays as sent. */
+function fetchEnd(t: Translator, end: string): string {
+  if (end === "no_such_domain") return t.t("endNoSuchDomain");
+  if (end === "connection_refused") return t.t("endConnectionRefused");
+  if (end === "ok") return t.t("endOk");
+  const status = /^http_(\d{3})$/.exec(end)?.[1];
+  if (status !== undefined) return t.t("endHttpStatus", { status });
+  const redirect = /^redirects to (.*)$/s.exec(end)?.[1];
+  if (redirect !== undefined) return t.t("endRedirectsTo", { url: redirect });
+  const failure = /^(\w+)(?: \(([\w.-]+)\))?$/.exec(end);
+  const key = failure?.[1] ? FETCH_FAILURES[failure[1]] : undefined;
+  if (!key) return end;
+  return failure?.[2] ? `${t.t(key)} (${failure[2]})` : t.t(key);
+}
+const FETCH_FAILURES: Record<string, MessageKey> = {
+  dns_failed: "endDnsFailed",
+  connection_failed: "endConnectionFailed",
+  tls_failed: "endTlsFailed",
+  timeout: "endTimeout",
+};
+const CERTIFICATE_PROBLEMS: Record<string, MessageKey> = {
+  expired: "certExpired",
+  wrong_host: "certWrongHost",
+  self_signed: "certSelfSigned",
+  untrusted: "certUntrusted",
+};
+/** Where the parking marker was found (the quoted wording or service is the page's own). */
+const parkingLine = (t: Translator, marker: string): string => {
+  const [, where, what] = /^(parking service|headline:|text:) (.*)$/s.exec(marker) ?? [];
+  if (what === undefined) return marker;
+  if (where === "parking service") return t.t("parkingService", { service: what });
+  return t.t(where === "headline:" ? "parkingHeadline" : "parkingText", { wording: what });
+};
+
 /** The pitch facts' evidence: each attempt's end, the parking marker, the profile, the https check. */
 export function pitchEvidence(t: Translator, lead: LeadWithEvidence): [string, string][] {
   const { pitch, pitch_evidence: evidence } = lead;
@@ -98,19 +132,24 @@ export function pitchEvidence(t: Translator, lead: LeadWithEvidence): [string, s
   const lines: [string, string][] = [];
   if (pitch.site_unreachable && evidence.attempts?.length) {
     const attempts = evidence.attempts.map(
-      (attempt) => `${attempt.result} (${t.date(new Date(attempt.at))})`,
+      (attempt) => `${fetchEnd(t, attempt.result)} (${t.date(new Date(attempt.at))})`,
     );
     lines.push([t.t("attempts"), attempts.join(", ")]);
   }
   if (pitch.parked_domain && evidence.parking_marker)
-    lines.push([t.t("parkingMarker"), evidence.parking_marker]);
+    lines.push([t.t("parkingMarker"), parkingLine(t, evidence.parking_marker)]);
   if (pitch.social_profile_only && evidence.social_profile_host) {
     lines.push([t.t("socialProfile"), `${evidence.social_platform ?? ""} (${evidence.social_profile_host})`]);
   }
   if (pitch.no_https) {
-    const problem = evidence.certificate_problem
-      ? t.t("certificateProblem", { problem: evidence.certificate_problem })
-      : (evidence.https_result ?? "");
+    const certificate = evidence.certificate_problem;
+    const problem = certificate
+      ? t.t("certificateProblem", {
+          problem: CERTIFICATE_PROBLEMS[certificate] ? t.t(CERTIFICATE_PROBLEMS[certificate]) : certificate,
+        })
+      : evidence.https_result
+        ? fetchEnd(t, evidence.https_result)
+        : "";
     lines.push(["https", `${evidence.final_url ?? lead.website ?? ""} · ${problem}`]);
   }
   return lines;

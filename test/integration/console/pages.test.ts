@@ -222,6 +222,7 @@ describe("console pages", () => {
     const unverified = `${leadsPath}/${ids[0]}`;
     const refused = await browser.submit(unverified, `${unverified}/draft`, { locale: "en" });
     expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain("Nothing verified to write about for this business yet");
     expect((await harness.app.inject({ url: "/v1/credits", headers: workspace.auth })).json().balance).toBe(
       9,
     );

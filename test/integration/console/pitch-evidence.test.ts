@@ -112,7 +112,9 @@ describe("the console shows the pitch facts with their evidence", () => {
   it("on each lead's page, in English", async () => {
     const down = (await leadPage("down")).body;
     expect(down).toContain('<span class="flag">Site down</span>');
-    expect(down).toMatch(/<dt>Attempts<\/dt><dd>http_503 \([^)]+\), connection_refused \([^)]+\)<\/dd>/);
+    expect(down).toMatch(
+      /<dt>Attempts<\/dt><dd>HTTP error 503 \([^)]+\), connection refused \([^)]+\)<\/dd>/,
+    );
 
     const parked = (await leadPage("parked")).body;
     expect(parked).toContain('<span class="flag">Parked domain</span>');
@@ -125,7 +127,7 @@ describe("the console shows the pitch facts with their evidence", () => {
     const insecure = (await leadPage("insecure")).body;
     expect(insecure).toContain('<span class="flag">Not secure (no HTTPS)</span>');
     expect(insecure).toContain(
-      `<dt>https</dt><dd>${WEBSITES.insecure} · connection_failed (ECONNREFUSED)</dd>`,
+      `<dt>https</dt><dd>${WEBSITES.insecure} · connection failed (ECONNREFUSED)</dd>`,
     );
 
     const badcert = (await leadPage("badcert")).body;
@@ -141,8 +143,8 @@ describe("the console shows the pitch facts with their evidence", () => {
     const french = (await leadPage("down")).body;
     expect(french).toContain('<html lang="fr">');
     expect(french).toContain('<span class="flag">Site hors service</span>');
-    expect(french).toMatch(/<dt>Tentatives<\/dt><dd>http_503 /);
-    expect((await leadPage("badcert")).body).toContain("certificat invalide (expired)");
+    expect(french).toMatch(/<dt>Tentatives<\/dt><dd>erreur HTTP 503 /);
+    expect((await leadPage("badcert")).body).toContain("certificat invalide (expiré)");
     expect((await leadPage("parked")).body).toContain("<dt>Page de parking</dt>");
   });
 });
