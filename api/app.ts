@@ -36,6 +36,9 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     bodyLimit: BODY_LIMIT_BYTES,
     // A live-check search may take 45 s; keep the socket open beyond that.
     requestTimeout: 120_000,
+    // While the node drains (SIGTERM), a request on an open connection is served, with
+    // `Connection: close`, rather than refused with Fastify's own 503 (see plugins/graceful-close.ts).
+    return503OnClosing: false,
     // X-Request-Id is read by genReqId, which keeps it only when it is a sane token.
     requestIdHeader: false,
     genReqId: requestIdFor,

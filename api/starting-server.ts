@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Logger } from "pino";
+import { createConnectionDrain } from "./connection-drain.ts";
 import { requestIdFor } from "./request-id.ts";
 
 /**
@@ -27,7 +28,7 @@ export interface StartingServer {
    * the app's handlers.
    */
   handOver(app: Server, listen: () => Promise<unknown>): Promise<void>;
-  /** Stops accepting; idle connections close now, busy ones after their answer. */
+  /** Stops accepting; each connection ends after its answer, or once quiet (see connection-drain.ts). */
   close(): Promise<void>;
 }
 
@@ -61,6 +62,8 @@ export async function listenWhileStarting(
     );
   };
   const server: Server = createServer(answerWhileStarting);
+  const drain = createConnectionDrain();
+  drain.watch(server);
 
   const listen = (reusePort: boolean) =>
     new Promise<void>((resolve, reject) => {
@@ -82,12 +85,8 @@ export async function listenWhileStarting(
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, "starting: /healthz answers 200 and /readyz 503 until the dependencies answer");
 
-  const close = () =>
-    new Promise<void>((resolve) => {
-      // Node's close() also closes the idle keep-alive connections; busy ones end after their answer.
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+  // Stops accepting; each connection ends after its answer or a quiet moment (none is reset).
+  const close = () => drain.drain();
 
   return {
     port,

@@ -66,7 +66,9 @@ const configSchema = z.object({
     .optional()
     .transform((value) => (value ?? "").split(",").filter((server) => server.trim() !== ""))
     .pipe(z.array(dnsServer)),
-  AUDIT_CONCURRENCY: positiveInt(200),
+  AUDIT_CONCURRENCY: positiveInt(1000),
+  // At least one 2 MiB body (the fetcher's cap) must fit.
+  AUDIT_FETCH_MEMORY_BUDGET_MB: z.coerce.number().int().min(2).default(256),
   AUDIT_FETCHES_PER_HOST: positiveInt(4),
   AUDIT_FETCHES_PER_IP: positiveInt(32),
   AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
@@ -169,6 +171,11 @@ export interface Config {
      * fetch waiting on the network; parsing is bounded by `threads`.
      */
     concurrency: number;
+    /**
+     * Bytes of homepage bodies in memory at once per process (being read, or waiting for and in
+     * their analysis); a fetch waits for room once its site answers (see fetch-politeness.ts).
+     */
+    fetchMemoryBudgetBytes: number;
     /** Politeness: fetches at once to one hostname, and to one IP address. */
     fetchesPerHost: number;
     fetchesPerIp: number;
@@ -302,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
       demoSitesDir: e.AUDIT_DEMO_SITES_DIR,
       concurrency: e.AUDIT_CONCURRENCY,
+      fetchMemoryBudgetBytes: e.AUDIT_FETCH_MEMORY_BUDGET_MB * 1024 * 1024,
       fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
       fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
       threads: e.AUDIT_THREADS,

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
+import type { FetchMemoryBudget } from "./fetch-politeness.ts";
 import type { AnalyzeInput, AnalyzeOutput } from "./types.ts";
 
 export interface AnalysisPool {
@@ -21,6 +22,8 @@ export interface AnalysisPool {
 export interface AnalysisPoolOptions {
   /** Worker threads; default: one less than the available cores, at least 1. */
   threads?: number;
+  /** Counts each body from the moment it is handed over until its analysis ends (fetch admission). */
+  memoryBudget?: FetchMemoryBudget;
 }
 
 const TASK_FILE = new URL("./analyze-task.ts", import.meta.url).href;
@@ -43,10 +46,14 @@ export function createAnalysisPool(options: AnalysisPoolOptions = {}): AnalysisP
         body.buffer instanceof ArrayBuffer &&
         body.byteOffset === 0 &&
         body.byteLength === body.buffer.byteLength;
-      return piscina.run(input, {
-        signal: signal ?? null,
-        ...(ownsWholeBuffer ? { transferList: [body.buffer] } : {}),
-      });
+      // Bodies waiting for a thread are memory too: fetches wait while analyses lag behind.
+      const release = options.memoryBudget?.hold(body.byteLength) ?? (() => {});
+      return piscina
+        .run(input, {
+          signal: signal ?? null,
+          ...(ownsWholeBuffer ? { transferList: [body.buffer] } : {}),
+        })
+        .finally(release);
     },
     close() {
       return piscina.close();

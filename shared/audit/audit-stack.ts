@@ -6,7 +6,12 @@ import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
 import { loadDemoSites } from "./demo-sites.ts";
 import { createEmailStatusCheck } from "./email-status.ts";
 import { createCachingResolver, createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
-import { createFetchPoliteness, type FetchPoliteness } from "./fetch-politeness.ts";
+import {
+  createFetchMemoryBudget,
+  createFetchPoliteness,
+  type FetchMemoryBudget,
+  type FetchPoliteness,
+} from "./fetch-politeness.ts";
 import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
 
 /**
@@ -20,6 +25,8 @@ export interface AuditStack {
   /** The analysis pool; with `lazyPool` its threads start with the first analysis. */
   pool: AnalysisPool;
   politeness: FetchPoliteness;
+  /** Bytes of homepage bodies in memory (AUDIT_FETCH_MEMORY_BUDGET_MB), shared by fetches and analyses. */
+  memoryBudget: FetchMemoryBudget;
   close(): Promise<void>;
 }
 
@@ -33,7 +40,11 @@ export function createAuditStack(
   deps: { db: Db; metrics: AuditJobMetrics },
   options: AuditStackOptions = {},
 ): AuditStack {
-  const poolOptions = config.audit.threads > 0 ? { threads: config.audit.threads } : {};
+  const memoryBudget = createFetchMemoryBudget(config.audit.fetchMemoryBudgetBytes);
+  const poolOptions = {
+    memoryBudget,
+    ...(config.audit.threads > 0 ? { threads: config.audit.threads } : {}),
+  };
   let started: AnalysisPool | undefined = options.lazyPool ? undefined : createAnalysisPool(poolOptions);
   const startPool = () => {
     started ??= createAnalysisPool(poolOptions);
@@ -58,6 +69,7 @@ export function createAuditStack(
     userAgent: auditUserAgent(config.publicUrl),
     ...(config.audit.extraCa === undefined ? {} : { extraCa: config.audit.extraCa }),
     politeness,
+    memoryBudget,
     resolve: createCachingResolver({ queries: resolver, maxTtlMs: 60_000, maxEntries: 1_000 }),
   };
   const agent = createHomepageAgent(fetchOptions);
@@ -75,6 +87,7 @@ export function createAuditStack(
     run,
     pool,
     politeness,
+    memoryBudget,
     async close() {
       await pool.close();
       await agent.close();

@@ -7,7 +7,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
 import type { DemoSites } from "./demo-sites.ts";
-import type { FetchPoliteness } from "./fetch-politeness.ts";
+import type { FetchMemoryBudget, FetchPoliteness } from "./fetch-politeness.ts";
 
 /**
  * Fetches one business homepage for the audit, safely: the URL comes from a places provider
@@ -47,6 +47,11 @@ export interface FetchHomepageOptions {
    * per audit stack). Unset: no limit but the connection pool's 16 per IP and port.
    */
   politeness?: FetchPoliteness;
+  /**
+   * Bytes of bodies in memory, shared by every fetch of the process: a body is read only once its
+   * declared size (or `maxBytes` when compressed or undeclared) fits. Unset: no limit but the count.
+   */
+  memoryBudget?: FetchMemoryBudget;
   /**
    * Certificate authorities trusted besides the system's (PEM), e.g. a test CA (`AUDIT_CA_FILE`).
    */
@@ -212,7 +217,7 @@ async function fetchOnce(
     return { kind: "failure", failure: failureFromError(error, signal) };
   }
   try {
-    return await readResponse(url, held.response, limits, signal);
+    return await readResponse(url, held.response, limits, signal, options.memoryBudget);
   } finally {
     // The politeness slot is held until the body is read (or dropped).
     held.release();
@@ -224,6 +229,7 @@ async function readResponse(
   response: Dispatcher.ResponseData,
   limits: Limits,
   signal: AbortSignal,
+  memoryBudget: FetchMemoryBudget | undefined,
 ): Promise<HopResult> {
   const { statusCode, headers, body } = response;
 
@@ -262,6 +268,20 @@ async function readResponse(
     };
   }
 
+  // Admission by memory, once the site answers: room for the whole body is reserved before a byte
+  // of it is read, and released once it is in one buffer (its analysis then counts it).
+  const identity = (headerValue(headers["content-encoding"]) ?? "identity").toLowerCase() === "identity";
+  const expectedBytes = identity && Number.isFinite(declaredLength) ? declaredLength : limits.maxBytes;
+  let releaseMemory = () => {};
+  if (memoryBudget) {
+    try {
+      releaseMemory = await memoryBudget.reserve(expectedBytes, signal);
+    } catch {
+      decoded.destroy();
+      body.destroy();
+      return { kind: "failure", failure: failure("timeout", "waiting for memory to read the body") };
+    }
+  }
   try {
     const bytes = await readAtMost(decoded, limits.maxBytes);
     if (bytes === null) {
@@ -274,6 +294,7 @@ async function readResponse(
   } catch (error) {
     return { kind: "failure", failure: failureFromError(error, signal) };
   } finally {
+    releaseMemory();
     decoded.destroy();
     body.destroy();
   }

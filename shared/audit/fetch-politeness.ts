@@ -114,3 +114,86 @@ export function createFetchPoliteness(limits: { perHost: number; perAddress: num
     },
   };
 }
+
+/**
+ * Admission of homepage bodies by memory: bytes of bodies being read, or read and waiting for (or
+ * in) their analysis, stay within `limitBytes`. A fetch waits for room only once the site starts
+ * answering (its headers are in): a slow site costs no budget while it makes us wait, so a process
+ * holds as many slow fetches as its audit concurrency allows, and memory is bounded by this budget,
+ * not by that count. Requests are served in arrival order (a large one is not starved by small
+ * ones); a request larger than the whole budget is served as the whole budget, alone.
+ */
+export interface FetchMemoryBudget {
+  readonly limitBytes: number;
+  /** Bytes reserved now (bodies being read, and bodies waiting for or in their analysis). */
+  readonly heldBytes: number;
+  /** Reservations waiting for room. */
+  readonly waiting: number;
+  /** The most bytes ever reserved at once (for the capacity bench and metrics). */
+  readonly peakBytes: number;
+  /** Waits until `bytes` fit; rejects when `signal` aborts. The release is idempotent. */
+  reserve(bytes: number, signal?: AbortSignal): Promise<() => void>;
+  /**
+   * Counts bytes already in memory (a body handed to its analysis) at once, without waiting: they
+   * delay the next reservations instead. The release is idempotent.
+   */
+  hold(bytes: number): () => void;
+}
+
+export function createFetchMemoryBudget(limitBytes: number): FetchMemoryBudget {
+  if (!Number.isInteger(limitBytes) || limitBytes < 1)
+    throw new Error(`invalid memory budget: ${limitBytes}`);
+  let held = 0;
+  let peak = 0;
+  const queue: { bytes: number; grant: () => void }[] = [];
+  const take = (bytes: number) => {
+    held += bytes;
+    peak = Math.max(peak, held);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      held -= bytes;
+      // Grant waiters in order while the first of them fits.
+      while (queue.length > 0 && held + (queue[0]?.bytes ?? 0) <= limitBytes) queue.shift()?.grant();
+    };
+  };
+  return {
+    limitBytes,
+    get heldBytes() {
+      return held;
+    },
+    get waiting() {
+      return queue.length;
+    },
+    get peakBytes() {
+      return peak;
+    },
+    hold(bytes) {
+      return take(Math.max(0, bytes));
+    },
+    reserve(requested, signal) {
+      const bytes = Math.min(Math.max(0, Math.ceil(requested)), limitBytes);
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      if (queue.length === 0 && held + bytes <= limitBytes) return Promise.resolve(take(bytes));
+      return new Promise<() => void>((resolve, reject) => {
+        const waiter = {
+          bytes,
+          grant: () => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve(take(bytes));
+          },
+        };
+        const onAbort = () => {
+          const index = queue.indexOf(waiter);
+          if (index >= 0) queue.splice(index, 1);
+          // The next waiter may fit now that this one no longer blocks the line.
+          while (queue.length > 0 && held + (queue[0]?.bytes ?? 0) <= limitBytes) queue.shift()?.grant();
+          reject(signal?.reason);
+        };
+        queue.push(waiter);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+  };
+}
