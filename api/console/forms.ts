@@ -47,6 +47,8 @@ export const settingsForm = z.object({
   sender_name: optionalText(200),
   sender_company: optionalText(200),
   offer: optionalText(500),
+  // Absent (a form of before the field): left as it is.
+  postal_address: optionalText(300).optional(),
 });
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
@@ -88,6 +90,13 @@ export const searchForm = z.object({
 export type SearchForm = z.output<typeof searchForm>;
 export const SEARCH_ROWS = [1, 2, 3, 4, 5] as const;
 
+/** One do-not-contact entry as typed: its kind is read from its shape (shared/suppressions). */
+export const suppressionForm = z.object({
+  value: z.string().trim().min(1).max(300),
+  reason: optionalText(500),
+});
+export const suppressionImportForm = z.object({ csv: z.string().max(500_000) });
+export const doNotContactForm = z.object({ reason: optionalText(500).optional() });
 /** Every form carries it; checked before the handler runs. */
 export const csrfForm = z.object({ csrf_token: z.string().catch("") }).catch({ csrf_token: "" });
 

@@ -16,6 +16,7 @@ import searchRoutes from "./routes/search.ts";
 import settingsRoutes from "./routes/settings.ts";
 import signInRoutes from "./routes/sign-in.ts";
 import signUpRoutes from "./routes/sign-up.ts";
+import suppressionRoutes from "./routes/suppressions.ts";
 import workspacesRoutes from "./routes/workspaces.ts";
 import session from "./session.ts";
 import { errorPage } from "./views/components.ts";
@@ -64,6 +65,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
         memberRoutes,
         settingsRoutes,
         leadRoutes,
+        suppressionRoutes,
         creditRoutes,
       ]) {
         await workspace.register(routes, { services, flash });

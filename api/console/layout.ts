@@ -4,12 +4,21 @@ import { html, type SafeHtml } from "./html.ts";
 import type { MessageKey, Translator } from "./i18n.ts";
 import { CONSOLE_PREFIX, workspacePath } from "./paths.ts";
 
-export type Tab = "overview" | "search" | "keys" | "members" | "settings" | "leads" | "credits";
+export type Tab =
+  | "overview"
+  | "search"
+  | "keys"
+  | "members"
+  | "settings"
+  | "leads"
+  | "suppressions"
+  | "credits";
 
 const TABS: { tab: Tab; page: string; label: MessageKey }[] = [
   { tab: "overview", page: "", label: "overview" },
   { tab: "search", page: "search", label: "search" },
   { tab: "leads", page: "leads", label: "leads" },
+  { tab: "suppressions", page: "suppressions", label: "suppressions" },
   { tab: "keys", page: "keys", label: "keys" },
   { tab: "members", page: "members", label: "members" },
   { tab: "credits", page: "credits", label: "credits" },

@@ -72,6 +72,8 @@ const workspaceNotices: Record<string, MessageKey> = {
   drafted: "drafted",
   sent: "markedSent",
   skipped: "markedSkipped",
+  suppression_added: "suppressionAdded",
+  suppression_removed: "suppressionRemoved",
 };
 const doneQuery = z.object({ done: z.string().optional() }).catch({});
 

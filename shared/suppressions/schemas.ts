@@ -33,7 +33,12 @@ export const suppressionEmailSchema = z
   .max(254)
   .transform((email) => email.toLowerCase());
 
-export const suppressionPlaceIdSchema = z.string().trim().min(1).max(300);
+export const suppressionPlaceIdSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .regex(/^[\w.:-]+$/, "must be a place id (letters, digits, _ - . :)");
 
 const reasonSchema = z.string().trim().max(500).optional();
 
@@ -62,3 +67,50 @@ export const suppressionSchema = z.object({
     .describe("The email of the member who added it, or `operator` for an entry added through /admin"),
   created_at: z.iso.datetime(),
 });
+
+/** A typed entry's kind from its shape: an address has an @, a domain a dot; anything else is a place id. */
+export function suppressionRequestOf(value: string, reason?: string): SuppressionRequest | null {
+  const text = value.trim().replace(/^"|"$/g, "");
+  const kind = text.includes("@")
+    ? "email"
+    : /^[^\s/]+\.[^\s/.]+/.test(text) || /:\/\//.test(text)
+      ? "domain"
+      : "place_id";
+  const parsed = suppressionRequestSchema.safeParse({
+    [kind]: text,
+    ...(reason === undefined || reason.trim() === "" ? {} : { reason: reason.trim().slice(0, 500) }),
+  });
+  return parsed.success ? parsed.data : null;
+}
+
+/** The header cells a spreadsheet export may start with. */
+const CSV_HEADERS = new Set(["email", "domain", "place_id", "place", "value", "entry", "address"]);
+export const MAX_IMPORT_LINES = 5_000;
+
+/**
+ * A pasted CSV of entries: one a line, the entry (address, domain or place id) in the first cell
+ * and an optional reason in the rest; a header line is skipped. Lines that are no entry are counted.
+ */
+export function parseSuppressionCsv(text: string): { requests: SuppressionRequest[]; refused: number } {
+  const requests: SuppressionRequest[] = [];
+  let refused = 0;
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+  for (const [index, line] of lines.slice(0, MAX_IMPORT_LINES).entries()) {
+    const comma = line.search(/[,;\t]/);
+    const first = (comma === -1 ? line : line.slice(0, comma)).trim().replace(/^"|"$/g, "");
+    const rest =
+      comma === -1
+        ? ""
+        : line
+            .slice(comma + 1)
+            .trim()
+            .replace(/^"|"$/g, "")
+            .replaceAll('""', '"');
+    if (index === 0 && CSV_HEADERS.has(first.toLowerCase())) continue;
+    const request = suppressionRequestOf(first, rest);
+    if (request === null) refused += 1;
+    else requests.push(request);
+  }
+  refused += Math.max(0, lines.length - MAX_IMPORT_LINES);
+  return { requests, refused };
+}

@@ -328,6 +328,42 @@ export const en = {
   approvedOn: "Approved",
   disconnect: "Disconnect",
   appDisconnected: "The app was disconnected: its tokens no longer work.",
+  // Lawful outreach: postal address, the suppression list, where an address came from.
+  postalAddress: "Postal address",
+  postalAddressHelp:
+    "Ends every draft, as anti-spam laws ask of every commercial email (a few lines at most). Until it is set, drafts show [Your postal address].",
+  suppressions: "Do not contact",
+  suppressionsIntro:
+    "Businesses that must not be contacted: searches never return or charge them, their leads read skipped, and no draft is written for them. An email domain covers its subdomains.",
+  suppressionKind: "Kind",
+  kindEmail: "Email address",
+  kindDomain: "Domain",
+  kindPlace: "Place id",
+  suppressionValue: "Address, domain or place id",
+  reason: "Reason",
+  addSuppression: "Add",
+  importSuppressions: "Import a CSV",
+  importHelp:
+    "One entry a line: an email address, a domain or a place id, then optionally a comma and the reason. A header line is skipped.",
+  importButton: "Import",
+  imported: "{added} entries added, {known} already on the list, {refused} lines refused.",
+  noSuppressions: "Nobody is on the list.",
+  addedBy: "Added by",
+  suppressionAdded: "Added to the do-not-contact list.",
+  suppressionRemoved: "Removed from the do-not-contact list.",
+  doNotContact: "Do not contact",
+  doNotContactHelp:
+    "Puts this business (and its address) on the do-not-contact list: no draft, no charge, and searches leave it out.",
+  leadSuppressed: "This business is on the do-not-contact list.",
+  emailStatus: "Can it receive mail",
+  emailStatusValue_deliverable: "deliverable",
+  emailStatusValue_risky: "risky (webmail or another domain)",
+  emailStatusValue_undeliverable: "undeliverable",
+  emailStatusValue_unknown: "unknown (DNS did not answer)",
+  emailSource: "Where the address was found",
+  emailSourceLine: "{url} ({foundIn}), first seen {first}, last seen {last}",
+  solicitationRefused:
+    "This business's page says it does not want unsolicited email or marketing: Canada's anti-spam law then gives no consent to write. Do not send.",
 } as const;
 
 export type MessageKey = keyof typeof en;

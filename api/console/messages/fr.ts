@@ -334,4 +334,40 @@ export const fr: Messages = {
   approvedOn: "Autorisée le",
   disconnect: "Déconnecter",
   appDisconnected: "L'application a été déconnectée : ses jetons ne fonctionnent plus.",
+  // Prospection conforme : adresse postale, liste d'exclusion, provenance des adresses.
+  postalAddress: "Adresse postale",
+  postalAddressHelp:
+    "Termine chaque brouillon, comme les lois anti-pourriel l'exigent de tout courriel commercial (quelques lignes au plus). Tant qu'elle n'est pas saisie, les brouillons affichent [Votre adresse postale].",
+  suppressions: "Ne pas contacter",
+  suppressionsIntro:
+    "Les entreprises à ne pas contacter : les recherches ne les renvoient ni ne les facturent, leurs prospects sont marqués ignorés et aucun brouillon n'est rédigé pour elles. Un domaine couvre ses sous-domaines.",
+  suppressionKind: "Type",
+  kindEmail: "Adresse courriel",
+  kindDomain: "Domaine",
+  kindPlace: "Identifiant de lieu",
+  suppressionValue: "Adresse, domaine ou identifiant de lieu",
+  reason: "Motif",
+  addSuppression: "Ajouter",
+  importSuppressions: "Importer un CSV",
+  importHelp:
+    "Une entrée par ligne : une adresse courriel, un domaine ou un identifiant de lieu, puis, au besoin, une virgule et le motif. Une ligne d'en-tête est ignorée.",
+  importButton: "Importer",
+  imported: "{added} entrées ajoutées, {known} déjà sur la liste, {refused} lignes refusées.",
+  noSuppressions: "Personne n'est sur la liste.",
+  addedBy: "Ajoutée par",
+  suppressionAdded: "Ajouté à la liste « Ne pas contacter ».",
+  suppressionRemoved: "Retiré de la liste « Ne pas contacter ».",
+  doNotContact: "Ne pas contacter",
+  doNotContactHelp:
+    "Ajoute cette entreprise (et son adresse) à la liste « Ne pas contacter » : aucun brouillon, aucun débit, et les recherches l'écartent.",
+  leadSuppressed: "Cette entreprise est sur la liste « Ne pas contacter ».",
+  emailStatus: "Peut-elle recevoir du courriel",
+  emailStatusValue_deliverable: "livrable",
+  emailStatusValue_risky: "incertaine (messagerie gratuite ou autre domaine)",
+  emailStatusValue_undeliverable: "non livrable",
+  emailStatusValue_unknown: "inconnue (le DNS n'a pas répondu)",
+  emailSource: "Provenance de l'adresse",
+  emailSourceLine: "{url} ({foundIn}), vue la première fois le {first}, la dernière le {last}",
+  solicitationRefused:
+    "La page de cette entreprise indique qu'elle refuse les courriels non sollicités ou la prospection : la loi canadienne anti-pourriel ne donne alors aucun consentement pour écrire. N'envoyez rien.",
 };

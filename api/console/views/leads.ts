@@ -1,6 +1,7 @@
 import type { LeadWithEvidence, StoredDraft } from "../../../shared/console/workspace-views.ts";
 import type { OutreachStatus } from "../../../shared/db/schema.ts";
-import { html, type Interpolation } from "../html.ts";
+import { html, type Interpolation, type SafeHtml } from "../html.ts";
+import type { Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 import { field, languageOptions } from "./components.ts";
@@ -13,6 +14,20 @@ import {
   pitchEvidence,
   statusLabel,
 } from "./labels.ts";
+
+/** Whether the address can receive mail and where it was found (DESIGN "Lawful outreach"). */
+function emailFacts(t: Translator, lead: LeadWithEvidence): SafeHtml {
+  if (lead.email_status === null || lead.email_source === null) return html``;
+  const source = lead.email_source;
+  return html`<dt>${t.t("emailStatus")}</dt><dd>${t.t(`emailStatusValue_${lead.email_status}`)}</dd>
+<dt>${t.t("emailSource")}</dt><dd class="small">${t.t("emailSourceLine", {
+    url: source.url,
+    foundIn: source.found_in,
+    first: t.date(new Date(source.first_seen_at)),
+    last: t.date(new Date(source.last_seen_at)),
+  })}</dd>
+`;
+}
 
 export function leadsPage(
   context: PageContext,
@@ -84,13 +99,13 @@ export function leadPage(
     { ...context, tab: "leads" },
     lead.name,
     html`<p><a href="${workspacePath(input.workspaceId, "leads")}">${t.t("backToLeads")}</a></p>
-${notice("ok", input.info)}${notice("error", input.error)}
+${notice("ok", input.info)}${notice("error", input.error)}${lead.email_source?.solicitation_refused ? html`<div class="alert error" role="alert">${t.t("solicitationRefused")}</div>` : ""}
 <div class="card"><dl class="facts">
 <dt>${t.t("category")}</dt><dd>${lead.category}</dd>
 <dt>${t.t("address")}</dt><dd>${lead.address ?? "—"}</dd>
 <dt>${t.t("website")}</dt><dd>${lead.website ?? "—"}</dd>
 <dt>${t.t("email")}</dt><dd>${lead.email ?? "—"}</dd>
-<dt>${t.t("status")}</dt><dd id="lead-status">${statusLabel(t, lead.outreach_status)}</dd>
+${emailFacts(t, lead)}<dt>${t.t("status")}</dt><dd id="lead-status">${statusLabel(t, lead.outreach_status)}</dd>
 <dt>${t.t("flags")}</dt><dd>${flagBadges(t, lead)}</dd>
 <dt>${t.t("lastMediaYear")}</dt><dd>${lead.last_media_year ?? "—"}</dd>
 </dl>
@@ -98,7 +113,10 @@ ${lead.evidence || pitchEvidence(t, lead).length > 0 ? html`<h2>${t.t("evidence"
 <div class="card"><p class="muted small">${t.t("markHelp")}</p><div class="actions">${markForm("sent", t.t("markSent"))}${markForm("skipped", t.t("markSkipped"))}</div></div>
 <div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/draft`)}">${csrfField(context)}
 <div>${field("locale", t.t("draftLocale"), html`<select id="locale" name="locale">${languageOptions(t, input.language)}</select>`)}</div>
-<button type="submit" class="primary">${t.t("draft")}</button></form></div>
+<button type="submit" class="primary">${t.t("draft")}</button></form>
+<form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/do-not-contact`)}">${csrfField(context)}
+<div>${field("dnc-reason", t.t("reason"), html`<input type="text" id="dnc-reason" name="reason" maxlength="500" aria-describedby="dnc-reason-hint">`, t.t("doNotContactHelp"))}</div>
+<button type="submit" class="danger">${t.t("doNotContact")}</button></form></div>
 <h2>${t.t("drafts")}</h2>
 ${
   input.drafts.length === 0

@@ -19,6 +19,7 @@ ${field("language", t.t("language"), html`<select id="language" name="language" 
 ${field("sender-name", t.t("senderName"), html`<input type="text" id="sender-name" name="sender_name" maxlength="200" value="${workspace.sender_name ?? ""}">`)}
 ${field("sender-company", t.t("senderCompany"), html`<input type="text" id="sender-company" name="sender_company" maxlength="200" value="${workspace.sender_company ?? ""}">`)}
 ${field("offer", t.t("offer"), html`<textarea id="offer" name="offer" maxlength="500" aria-describedby="offer-hint">${workspace.offer ?? ""}</textarea>`, t.t("offerHelp"))}
+${field("postal-address", t.t("postalAddress"), html`<textarea id="postal-address" name="postal_address" maxlength="300" rows="3" aria-describedby="postal-address-hint">${workspace.postal_address ?? ""}</textarea>`, t.t("postalAddressHelp"))}
 <div><button type="submit" class="primary">${t.t("save")}</button></div></form></div>`,
   );
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { suppressionDomainSchema, suppressionRequestSchema } from "../../../shared/suppressions/schemas.ts";
+import {
+  parseSuppressionCsv,
+  suppressionDomainSchema,
+  suppressionRequestSchema,
+} from "../../../shared/suppressions/schemas.ts";
 import { suppressionListOf } from "../../../shared/suppressions/suppressions.ts";
 
 const list = suppressionListOf([
@@ -62,5 +66,29 @@ describe("suppression entries as typed", () => {
     });
     expect(suppressionRequestSchema.safeParse({}).success).toBe(false);
     expect(suppressionRequestSchema.safeParse({ email: "a@b.ca", place_id: "p" }).success).toBe(false);
+  });
+});
+
+describe("a pasted CSV of entries", () => {
+  it("reads addresses, domains and place ids with optional reasons, skips a header and counts what is no entry", () => {
+    const csv = [
+      "email,reason",
+      "Owner@Maple.ca,asked by phone",
+      "blocked.ca",
+      "https://www.other.ca/contact;bounced",
+      'ChIJN1t_tDeuEmsRUsoyG83frY4,"said ""no thanks"""',
+      "",
+      "not an address@",
+      "two words",
+    ].join("\r\n");
+    expect(parseSuppressionCsv(csv)).toEqual({
+      requests: [
+        { email: "owner@maple.ca", reason: "asked by phone" },
+        { domain: "blocked.ca" },
+        { domain: "www.other.ca", reason: "bounced" },
+        { place_id: "ChIJN1t_tDeuEmsRUsoyG83frY4", reason: 'said "no thanks"' },
+      ],
+      refused: 2,
+    });
   });
 });

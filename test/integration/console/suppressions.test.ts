@@ -1,0 +1,164 @@
+/**
+ * Lawful outreach in the console: the postal address in settings ends the drafts, the
+ * do-not-contact page (add, CSV import, remove), a lead's "Do not contact" button, the warning on
+ * a lead whose page refuses solicitation, and the CSV export's status and latest draft.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveAudit } from "../../../shared/audit/cache.ts";
+import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { signedUpMember } from "../../support/console.ts";
+import { RICH_EVIDENCE, RICH_SIGNALS } from "../../support/drafting.ts";
+import { seedLeads } from "../../support/seed.ts";
+
+let harness: TestApp;
+beforeAll(async () => {
+  harness = await startTestApp({ RATE_LIMIT_READ_PER_MIN: "1000" });
+});
+afterAll(async () => harness?.close());
+
+async function leadWithAddress(workspaceId: string, placeId: string, solicitationRefused: boolean) {
+  const website = `https://${placeId}.ca/`;
+  const [leadId] = await seedLeads(harness.database.db, workspaceId, [
+    { place_id: placeId, name: `Maple ${placeId}`, website, country: "CA", user_rating_count: 4 },
+  ]);
+  await saveAudit(harness.database.db, {
+    place_id: placeId,
+    url: website,
+    outcome: "ok",
+    failure: null,
+    signals: {
+      ...RICH_SIGNALS,
+      email: `info@${placeId}.ca`,
+      email_status: "deliverable",
+      solicitation_refused: solicitationRefused,
+    },
+    evidence: { ...RICH_EVIDENCE, email_found_in: ["mailto"], email_page_url: website },
+    audited_at: new Date("2026-11-20T10:00:00Z"),
+  });
+  return leadId!;
+}
+
+describe("lawful outreach in the console", () => {
+  it("sets the postal address, which ends the drafts; exports status and the latest draft", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "postal@agency.test");
+    const settings = `/app/w/${workspace.workspaceId}/settings`;
+    const saved = await browser.submit(settings, settings, {
+      language: "en",
+      sender_name: "Claire Dubois",
+      sender_company: "Pixel & Pine",
+      offer: "",
+      postal_address: "215 Bank Street\r\nOttawa ON K2P 1W8",
+    });
+    expect(saved.statusCode).toBe(303);
+    expect((await browser.get(settings)).body).toContain("215 Bank Street\r\nOttawa ON K2P 1W8</textarea>");
+
+    const leadId = await leadWithAddress(
+      workspace.workspaceId,
+      `postal-${workspace.workspaceId.slice(0, 8)}`,
+      false,
+    );
+    const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
+    expect((await browser.submit(leadPath, `${leadPath}/draft`, { locale: "en" })).statusCode).toBe(303);
+    const draft = await harness.database.db
+      .selectFrom("drafts")
+      .select(["subject", "body"])
+      .where("lead_id", "=", leadId)
+      .executeTakeFirstOrThrow();
+    expect(draft.body).toMatch(
+      /\nPixel & Pine\n215 Bank Street\nOttawa ON K2P 1W8\n\nI found your email address on your website\. If you'd rather not hear from me/,
+    );
+
+    const csv = await browser.get(`/app/w/${workspace.workspaceId}/leads.csv`);
+    const [header, ...rows] = csv.body.split("\r\n");
+    expect(header).toContain("outreach_status,");
+    expect(header?.endsWith("email_status,latest_draft_subject,latest_draft_body")).toBe(true);
+    const row = rows.join("\r\n");
+    expect(row).toContain(",drafted,");
+    expect(row).toContain(",deliverable,");
+    expect(row).toContain(draft.subject);
+    // The body spans lines inside its quotes, as CSV allows.
+    expect(row).toContain(`"${draft.body.replaceAll('"', '""')}"`);
+  });
+
+  it("adds, imports and removes do-not-contact entries; a lead's button suppresses it and drafting is refused", async () => {
+    const workspace = await createWorkspace(harness.app, { language: "fr" });
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "dnc@agency.test");
+    const list = `/app/w/${workspace.workspaceId}/suppressions`;
+
+    const added = await browser.submit(list, list, { value: "Owner@Maple.ca", reason: "asked by phone" });
+    expect(added.statusCode).toBe(303);
+    expect(added.headers.location).toBe(`${list}?done=suppression_added`);
+    const imported = await browser.submit(list, `${list}/import`, {
+      csv: "email,reason\nblocked.ca,never\nChIJ-imported-1\nowner@maple.ca\nnot an entry here",
+    });
+    expect(imported.statusCode).toBe(303);
+    const page = await browser.get(imported.headers.location as string);
+    expect(page.body).toContain("2 entries added, 1 already on the list, 1 lines refused.");
+    for (const value of [
+      "owner@maple.ca",
+      "blocked.ca",
+      "ChIJ-imported-1",
+      "asked by phone",
+      "dnc@agency.test",
+    ]) {
+      expect(page.body).toContain(value);
+    }
+    const entryId = /suppressions\/([0-9a-f-]{36})\/remove/.exec(page.body)?.[1];
+    expect(entryId).toBeDefined();
+    const removed = await browser.submit(list, `${list}/${entryId}/remove`, {});
+    expect(removed.headers.location).toBe(`${list}?done=suppression_removed`);
+    const entries = await harness.database.db
+      .selectFrom("suppressions")
+      .select("value")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .execute();
+    expect(entries).toHaveLength(2);
+
+    // A lead whose page refuses solicitation: the warning, then the button.
+    const placeId = `dnc-${workspace.workspaceId.slice(0, 8)}`;
+    const leadId = await leadWithAddress(workspace.workspaceId, placeId, true);
+    const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
+    const lead = await browser.get(leadPath);
+    expect(lead.body).toContain("says it does not want unsolicited email or marketing");
+    expect(lead.body).toContain("<dd>deliverable</dd>");
+    expect(lead.body).toContain(`https://${placeId}.ca/ (mailto)`);
+    // The same warning in French for a member who reads the console in French.
+    const account = await browser.submit("/app/account", "/app/account/profile", {
+      name: "Camille Martin",
+      language: "fr",
+    });
+    expect(account.statusCode).toBe(303);
+    const french = await browser.get(leadPath);
+    expect(french.body).toContain("refuse les courriels non sollicités ou la prospection");
+    expect(french.body).toContain("<dd>livrable</dd>");
+    const suppressed = await browser.submit(leadPath, `${leadPath}/do-not-contact`, {
+      reason: "page says no",
+    });
+    expect(suppressed.statusCode).toBe(303);
+    const values = await harness.database.db
+      .selectFrom("suppressions")
+      .select(["kind", "value", "reason"])
+      .where("workspace_id", "=", workspace.workspaceId)
+      .where("reason", "=", "page says no")
+      .orderBy("kind")
+      .execute();
+    expect(values).toEqual([
+      { kind: "email", value: `info@${placeId}.ca`, reason: "page says no" },
+      { kind: "place", value: placeId, reason: "page says no" },
+    ]);
+    const balance = async () =>
+      (
+        await harness.database.db
+          .selectFrom("workspaces")
+          .select("balance")
+          .where("id", "=", workspace.workspaceId)
+          .executeTakeFirstOrThrow()
+      ).balance;
+    const before = await balance();
+    const refused = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "fr" });
+    expect(refused.statusCode).toBe(403);
+    expect(await balance()).toBe(before);
+    expect((await browser.get(leadPath)).body).toContain(`<dd id="lead-status">Écarté</dd>`);
+  });
+});
