@@ -1,19 +1,19 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { findLeadDetail } from "../../../shared/leads/leads.ts";
-import type { SuppressionRequest } from "../../../shared/suppressions/schemas.ts";
-import { parseSuppressionCsv, suppressionRequestOf } from "../../../shared/suppressions/schemas.ts";
+import { invoke } from "../../../shared/operations/operation.ts";
 import {
-  addSuppression,
-  listSuppressions,
-  removeSuppression,
-} from "../../../shared/suppressions/suppressions.ts";
+  suppressLeadOperation,
+  suppressOperation,
+  unsuppressOperation,
+} from "../../../shared/operations/suppress.ts";
+import { parseSuppressionCsv, suppressionRequestOf } from "../../../shared/suppressions/schemas.ts";
+import { listSuppressions } from "../../../shared/suppressions/suppressions.ts";
 import type { Services } from "../../services.ts";
 import { doNotContactForm, parseForm, suppressionForm, suppressionImportForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
 import { suppressionsPage } from "../views/suppressions.ts";
-import { idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
 
 /** The do-not-contact list (DESIGN "Lawful outreach"): the page, one entry, a CSV import, removal, a lead's button. */
 const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
@@ -39,39 +39,44 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     const form = parseForm(suppressionForm, request.body);
     const entry = suppressionRequestOf(form.value, form.reason ?? undefined);
     if (entry === null) throw new PageError(400, "invalidInput", { detail: form.value });
-    await addSuppression(db, workspace_id, entry, member_id);
+    await invoke(suppressOperation, callerOf(request, services), {
+      entries: [entry],
+      added_by_member_id: member_id,
+    });
     return reply.redirect(`${workspacePath(workspace_id, "suppressions")}?done=suppression_added`, 303);
   });
 
   app.post("/suppressions/import", async (request, reply) => {
     const { workspace_id, member_id } = membershipOf(request);
     const { requests, refused } = parseSuppressionCsv(parseForm(suppressionImportForm, request.body).csv);
-    let added = 0;
-    for (const entry of requests) {
-      if ((await addSuppression(db, workspace_id, entry, member_id)).created) added += 1;
-    }
-    const counts = `${added}-${requests.length - added}-${refused}`;
-    return reply.redirect(`${workspacePath(workspace_id, "suppressions")}?imported=${counts}`, 303);
+    const { added, known } =
+      requests.length === 0
+        ? { added: 0, known: 0 }
+        : await invoke(suppressOperation, callerOf(request, services), {
+            entries: requests,
+            added_by_member_id: member_id,
+          });
+    return reply.redirect(
+      `${workspacePath(workspace_id, "suppressions")}?imported=${added}-${known}-${refused}`,
+      303,
+    );
   });
 
   app.post("/suppressions/:entryId/remove", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
-    await removeSuppression(db, workspace_id, idParam(request, "entryId"));
+    await invoke(unsuppressOperation, callerOf(request, services), { entry_id: idParam(request, "entryId") });
     return reply.redirect(`${workspacePath(workspace_id, "suppressions")}?done=suppression_removed`, 303);
   });
 
-  // A lead's "Do not contact" button: its place, and its address when one is known.
   app.post("/leads/:leadId/do-not-contact", async (request, reply) => {
     const { workspace_id, member_id } = membershipOf(request);
     const leadId = idParam(request, "leadId");
     const { reason } = parseForm(doNotContactForm, request.body);
-    const lead = await findLeadDetail(db, workspace_id, leadId);
-    if (!lead) throw new PageError(404, "notFound");
-    const entries: SuppressionRequest[] = [{ place_id: lead.place_id }];
-    if (lead.email !== null) entries.push({ email: lead.email });
-    for (const entry of entries) {
-      await addSuppression(db, workspace_id, reason ? { ...entry, reason } : entry, member_id);
-    }
+    await invoke(suppressLeadOperation, callerOf(request, services), {
+      lead_id: leadId,
+      ...(reason ? { reason } : {}),
+      added_by_member_id: member_id,
+    });
     return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=suppression_added`, 303);
   });
 };
