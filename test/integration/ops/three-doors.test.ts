@@ -5,6 +5,7 @@
  * places; then the ledger (in SQL), the rate-limit counts and the operations' log lines must be
  * the same whatever the door.
  */
+import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -38,6 +39,22 @@ type Door = "v1" | "mcp" | "console";
 
 const SEARCH = { queries: [{ location: "Ottawa", category: "plumber" }], max_results: 3 };
 const READ_LIMIT = 40;
+/** Every operation's log line: the request logger's fields and the operation's own. */
+const LOG_KEYS = [
+  "credits_spent",
+  "duration_ms",
+  "hostname",
+  "level",
+  "msg",
+  "name",
+  "operation",
+  "outcome",
+  "pid",
+  "principal",
+  "reqId",
+  "time",
+  "workspace_id",
+];
 const SEARCH_LIMIT = 7;
 
 let fake: FakeGooglePlacesServer;
@@ -46,6 +63,7 @@ let services: Services;
 let app: FastifyInstance;
 let baseUrl: string;
 const logLines: LogLine[] = [];
+const openClients: Client[] = [];
 
 beforeAll(async () => {
   fake = await startFakeGooglePlaces();
@@ -77,6 +95,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const client of openClients) await client.close();
   await app?.close();
   await services?.close();
   await database?.close();
@@ -95,6 +114,8 @@ interface DoorRun {
   rateLimitId: string;
   search: SearchAnswer;
   lead: Record<string, unknown>;
+  /** Drafts a lead that is not there, through this door: what the door answered. */
+  draftUnknownLead(): Promise<string>;
 }
 
 /** The member id the console and OAuth grants count against: the workspace's signed-in person. */
@@ -136,7 +157,14 @@ async function throughV1(): Promise<DoorRun> {
   const leadId = noWebsiteLead(search);
   const lead = await v1(workspace, "GET", `/leads/${leadId}`);
   await v1(workspace, "POST", `/leads/${leadId}/outreach-draft`, {});
-  return { workspace, rateLimitId: workspace.keyId, search, lead };
+  const draftUnknownLead = async () => {
+    const response = await fetch(`${baseUrl}/v1/leads/${randomUUID()}/outreach-draft`, {
+      method: "POST",
+      headers: workspace.auth,
+    });
+    return `${response.status} ${((await response.json()) as { error: { code: string } }).error.code}`;
+  };
+  return { workspace, rateLimitId: workspace.keyId, search, lead, draftUnknownLead };
 }
 
 async function throughMcp(): Promise<DoorRun> {
@@ -149,7 +177,8 @@ async function throughMcp(): Promise<DoorRun> {
       requestInit: { headers: { Authorization: `Bearer ${tokens.access_token}` } },
     }),
   );
-  try {
+  openClients.push(client);
+  {
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
       const first = result.content[0];
@@ -161,14 +190,21 @@ async function throughMcp(): Promise<DoorRun> {
     const leadId = noWebsiteLead(search);
     const lead = await call("get_lead", { lead_id: leadId });
     await call("draft_outreach_email", { lead_id: leadId });
+    const draftUnknownLead = async () => {
+      const result = (await client.callTool({
+        name: "draft_outreach_email",
+        arguments: { lead_id: randomUUID() },
+      })) as CallToolResult;
+      const first = result.content[0];
+      return `${result.isError ? "tool error" : "ok"} ${first?.type === "text" ? first.text.split(":")[0] : ""}`;
+    };
     return {
       workspace,
       rateLimitId: `member:${await signedInMemberOf(workspace.workspaceId)}`,
       search,
       lead,
+      draftUnknownLead,
     };
-  } finally {
-    await client.close();
   }
 }
 
@@ -225,11 +261,22 @@ async function throughConsole(): Promise<DoorRun> {
   expect(drafted).toMatch(/\/leads\/[0-9a-f-]{36}/);
   // What the page showed, read back the way the other doors answer it.
   const lead = await v1(workspace, "GET", `/leads/${leadId}`);
+  const draftUnknownLead = async () => {
+    const response = await fetch(`${baseUrl}/app/w/${workspace.workspaceId}/leads/${randomUUID()}/draft`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf_token: csrfOf(await page(searchUrl)) }).toString(),
+    });
+    await response.text();
+    return `${response.status} page`;
+  };
   return {
     workspace,
     rateLimitId: `member:${await signedInMemberOf(workspace.workspaceId)}`,
     search,
     lead,
+    draftUnknownLead,
   };
 }
 
@@ -323,23 +370,32 @@ describe("one search, one lead read and one draft through each door", () => {
       ...(v1Shape?.values.map((value) => ({ ...value, principal: "console_member" })) ?? []),
       { operation: "get_lead", outcome: "ok", credits_spent: 0, principal: "api_key" },
     ]);
-    const expectedKeys = [
-      "credits_spent",
-      "duration_ms",
-      "hostname",
-      "level",
-      "msg",
-      "name",
-      "operation",
-      "outcome",
-      "pid",
-      "principal",
-      "reqId",
-      "time",
-      "workspace_id",
-    ];
     for (const shape of shapes) {
-      for (const keys of shape.keys) expect(keys, shape.door).toEqual(expectedKeys);
+      for (const keys of shape.keys) expect(keys, shape.door).toEqual(LOG_KEYS);
+    }
+  });
+
+  it("refuse a draft of a lead that is not there alike: one read spent, nothing charged, one line without credits", async () => {
+    const answers: Record<Door, string> = {
+      v1: "404 lead_not_found",
+      mcp: "tool error lead_not_found",
+      console: "404 page",
+    };
+    const principals: Record<Door, string> = { v1: "api_key", mcp: "oauth_token", console: "console_member" };
+    for (const door of ["v1", "mcp", "console"] as const) {
+      const { workspace, rateLimitId, draftUnknownLead } = runs[door];
+      const readsBefore = await spent("read", rateLimitId);
+      const ledgerBefore = await ledgerOf(workspace.workspaceId);
+      expect(await draftUnknownLead(), door).toBe(answers[door]);
+      expect(await spent("read", rateLimitId), door).toBe(readsBefore + 1);
+      expect(await ledgerOf(workspace.workspaceId), door).toEqual(ledgerBefore);
+      const line = operationLines(workspace.workspaceId).at(-1);
+      expect(line, door).toMatchObject({
+        operation: "draft",
+        outcome: "lead_not_found",
+        principal: principals[door],
+      });
+      expect(Object.keys(line ?? {}).sort(), door).toEqual(LOG_KEYS.filter((key) => key !== "credits_spent"));
     }
   });
 });
