@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { readBalance } from "../credits/ledger.ts";
-import { defineOperation } from "./operation.ts";
+import { defineOperation, READ_ONLY_TOOL } from "./operation.ts";
 
 const creditsSchema = z
   .object({ balance: z.number().int().meta({ format: "int64" }).describe("Remaining workspace credits") })
@@ -19,7 +19,7 @@ export const creditsOperation = defineOperation({
     title: "Read the credit balance",
     description:
       "Read the workspace's remaining credits. Costs no credits. A search costs up to 1 credit per new place returned; a draft costs 1 credit.",
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY_TOOL,
   },
   async run({ principal, services }) {
     return { balance: await readBalance(services.db, principal.workspaceId) };

@@ -28,7 +28,9 @@ export const draftOperation = defineOperation({
       "Draft one outreach email (subject and body) for one saved lead, grounded only in verified facts about the business. The service never sends it. " +
       "Costs 1 credit, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead), lead_not_unlocked (the lead is on the workspace's do-not-contact list: skip it) or generation_failed. " +
       "Calling it again drafts and charges again.",
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // Spends a credit per draft (see McpToolAnnotations); a second call drafts and charges again;
+    // a language model may write it.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   },
   async run({ principal, logger, services }, { lead_id, locale }) {
     const draft = await draftOutreach(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "../errors.ts";
 import { findLeadDetail } from "../leads/leads.ts";
 import { leadDetailSchema, leadIdSchema, leadSummaryJson } from "../leads/schemas.ts";
-import { defineOperation } from "./operation.ts";
+import { defineOperation, READ_ONLY_TOOL } from "./operation.ts";
 
 /** A lead id as the tools name it. */
 export const leadIdInput = leadIdSchema.describe("Lead id (uuid), as returned by search_leads or list_leads");
@@ -22,7 +22,7 @@ export const getLeadOperation = defineOperation({
     title: "Get one lead",
     description:
       "Fetch one saved lead with its website-quality flags (no_website_flag, not_mobile_friendly_flag, outdated_website_flag, last_media_year; null means never checked). Costs no credits.",
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY_TOOL,
   },
   async run({ principal, services }, { lead_id }) {
     const lead = await findLeadDetail(services.db, principal.workspaceId, lead_id);

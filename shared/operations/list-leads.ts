@@ -1,7 +1,7 @@
 import { decodeCursor } from "../leads/cursor.ts";
 import { listLeads } from "../leads/leads.ts";
 import { leadPageSchema, leadSummaryJson, listLeadsQuerySchema } from "../leads/schemas.ts";
-import { defineOperation } from "./operation.ts";
+import { defineOperation, READ_ONLY_TOOL } from "./operation.ts";
 
 /** GET /v1/leads, the `list_leads` tool. */
 export const listLeadsOperation = defineOperation({
@@ -17,7 +17,7 @@ export const listLeadsOperation = defineOperation({
     description:
       "List the workspace's saved leads, newest first, one page at a time. Costs no credits. " +
       "Pass next_cursor back as cursor for the next page; it is null on the last page.",
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY_TOOL,
   },
   async run({ principal, services }, { limit, cursor }) {
     // The input schema refused anything but a cursor this API wrote.

@@ -42,13 +42,31 @@ export interface McpToolDeclaration {
   name: string;
   title: string;
   description: string;
-  annotations?: {
-    readOnlyHint?: boolean;
-    destructiveHint?: boolean;
-    idempotentHint?: boolean;
-    openWorldHint?: boolean;
-  };
+  /** Every hint stated, true of the operation (connector directories ask for all four). */
+  annotations: McpToolAnnotations;
 }
+
+export interface McpToolAnnotations {
+  /** Changes nothing in the workspace. */
+  readOnlyHint: boolean;
+  /**
+   * Makes changes that are not purely additive. Spending credits is: the balance a call spends
+   * cannot be given back by any tool, so a host that confirms destructive calls confirms these.
+   */
+  destructiveHint: boolean;
+  /** Calling again with the same arguments has no further effect (and costs nothing more). */
+  idempotentHint: boolean;
+  /** Reaches outside the workspace's own data (places provider, websites, a language model). */
+  openWorldHint: boolean;
+}
+
+/** The hints of a tool that only reads the workspace's own data. */
+export const READ_ONLY_TOOL: McpToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 /** What operations run on: built once per process (the API's `Services` is one). */
 export interface OperationServices {

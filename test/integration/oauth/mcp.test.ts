@@ -197,9 +197,11 @@ describe("tools", () => {
       /^invalid_request: .*free-trial/,
     );
     expect(await callError(client, "list_leads", { cursor: "not-a-cursor" })).toMatch(/^invalid_request: /);
-    // Input outside the schema is refused before any tool code runs.
-    expect(await callError(client, "get_lead", { lead_id: "12345" })).toMatch(/lead_id/);
-    expect(await callError(client, "search_leads", { queries: [], max_results: 1 })).toMatch(/queries/);
+    // Input outside the schema is the service's invalid_request, as on /v1.
+    expect(await callError(client, "get_lead", { lead_id: "12345" })).toMatch(/^invalid_request: lead_id/);
+    expect(await callError(client, "search_leads", { queries: [], max_results: 1 })).toMatch(
+      /^invalid_request: queries/,
+    );
   });
 });
 
