@@ -113,8 +113,8 @@ ${lead.evidence || pitchEvidence(t, lead).length > 0 ? html`<h2>${t.t("evidence"
 <div class="card"><p class="muted small">${t.t("markHelp")}</p><div class="actions">${markForm("sent", t.t("markSent"))}${markForm("skipped", t.t("markSkipped"))}</div></div>
 <div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/draft`)}">${csrfField(context)}
 <div>${field("locale", t.t("draftLocale"), html`<select id="locale" name="locale">${languageOptions(t, input.language)}</select>`)}</div>
-<button type="submit" class="primary">${t.t("draft")}</button></form>
-<form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/do-not-contact`)}">${csrfField(context)}
+<button type="submit" class="primary">${t.t("draft")}</button></form></div>
+<div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/do-not-contact`)}">${csrfField(context)}
 <div>${field("dnc-reason", t.t("reason"), html`<input type="text" id="dnc-reason" name="reason" maxlength="500" aria-describedby="dnc-reason-hint">`, t.t("doNotContactHelp"))}</div>
 <button type="submit" class="danger">${t.t("doNotContact")}</button></form></div>
 <h2>${t.t("drafts")}</h2>

@@ -430,6 +430,16 @@ describe("the console in Chromium", () => {
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Saved.");
     await reloadRepeatsNothing(page);
     await checkPage(page, "settings");
+
+    // The do-not-contact list: an entry added, the page checked like every other.
+    await page.getByRole("link", { name: "Do not contact" }).click();
+    await page.getByLabel("Address, domain or place id").fill("owner@toitures-gagnon.ca");
+    await page.getByLabel("Reason", { exact: true }).fill("asked by phone");
+    await page.getByRole("button", { name: "Add" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Added to the do-not-contact list.");
+    await reloadRepeatsNothing(page);
+    expect(await page.locator("td", { hasText: "owner@toitures-gagnon.ca" }).count()).toBe(1);
+    await checkPage(page, "suppressions");
   });
 
   it("switches the console to French: every page in words, no raw value, no English, fits 375 px", async () => {
@@ -458,6 +468,7 @@ describe("the console in Chromium", () => {
       ["suppressions-fr", `${w}/suppressions`],
       ["credits-fr", `${w}/credits`],
       ["settings-fr", `${w}/settings`],
+      ["suppressions-fr", `${w}/suppressions`],
       ["account-fr", `${t.baseUrl}/app/account`],
     ];
     for (const [name, url] of frenchPages) {
