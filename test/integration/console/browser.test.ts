@@ -422,8 +422,6 @@ describe("the console in Chromium", () => {
     expect(await page.locator(".stats .value").first().textContent()).toBe(String(before - 1));
     expect(await page.locator("tr", { hasText: "Outreach draft" }).first().textContent()).toContain("-1");
     await checkPage(page, "credits");
-    await page.goto(`${t.baseUrl}/app/w/${workspace.workspaceId}/suppressions`);
-    await checkPage(page, "suppressions", { screenshots: false });
     await page.getByRole("link", { name: "Settings" }).click();
     await page.getByLabel("Sender name").fill("Camille Martin");
     await page.getByRole("button", { name: "Save" }).click();
@@ -465,7 +463,6 @@ describe("the console in Chromium", () => {
       ["lead-marked-fr", `${w}/leads/${searchedLead}`],
       ["keys-fr", `${w}/keys`],
       ["members-fr", `${w}/members`],
-      ["suppressions-fr", `${w}/suppressions`],
       ["credits-fr", `${w}/credits`],
       ["settings-fr", `${w}/settings`],
       ["suppressions-fr", `${w}/suppressions`],
