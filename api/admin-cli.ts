@@ -16,6 +16,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   workspaces create --name <name> [--language en|fr]
   workspaces show <workspace_id>
   workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>] [--offer <s>]
+                                      [--postal-address <s>]  (ends every draft)
   members list <workspace_id>
   members add <workspace_id> --email <email> [--member-name <name>]
   members invite <workspace_id> --email <email> [--member-name <name>]
@@ -27,6 +28,10 @@ const usage = `Usage: npm run admin -- <command> [options]
   keys create <workspace_id> --name <name> --created-by <member_id>
   keys list <workspace_id>
   keys revoke <workspace_id> <key_id>
+  suppressions list <workspace_id>
+  suppressions add <workspace_id> (--email <e> | --domain <d> | --place-id <p>) [--reason <s>]
+                                      the do-not-contact list: never returned, charged or drafted
+  suppressions remove <workspace_id> <entry_id>
   credits buy <workspace_id> --credits <n>
                                       n: a whole number from 1 to ${MAX_PURCHASE_CREDITS}
 
@@ -43,6 +48,10 @@ const OPTIONS = {
   "sender-name": text,
   "sender-company": text,
   offer: text,
+  "postal-address": text,
+  domain: text,
+  "place-id": text,
+  reason: text,
   "created-by": text,
   credits: text,
   help: { type: "boolean", short: "h" },
@@ -207,6 +216,7 @@ async function run(apiUrl: string): Promise<unknown> {
           sender_name: values["sender-name"],
           sender_company: values["sender-company"],
           offer: values.offer,
+          postal_address: values["postal-address"],
         }),
       );
     case "members list":
@@ -234,6 +244,21 @@ async function run(apiUrl: string): Promise<unknown> {
       return api("GET", workspacePath("/api-keys"));
     case "keys revoke":
       return api("DELETE", workspacePath(`/api-keys/${need(second, "<key_id>")}`));
+    case "suppressions list":
+      return api("GET", workspacePath("/suppressions"));
+    case "suppressions add":
+      return api(
+        "POST",
+        workspacePath("/suppressions"),
+        defined({
+          email: values.email,
+          domain: values.domain,
+          place_id: values["place-id"],
+          reason: values.reason,
+        }),
+      );
+    case "suppressions remove":
+      return api("DELETE", workspacePath(`/suppressions/${need(second, "<entry_id>")}`));
     case "credits buy": {
       const credits = creditsOption(values.credits);
       return api("POST", workspacePath("/credit-purchases"), { credits });

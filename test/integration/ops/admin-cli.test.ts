@@ -93,6 +93,41 @@ describe("npm run admin", () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ balance: 15 });
   });
 
+  it("sets the postal address and keeps the do-not-contact list", async () => {
+    const updated = await admin([
+      "workspaces",
+      "update",
+      ws.workspaceId,
+      "--postal-address",
+      "215 Bank Street",
+    ]);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ postal_address: "215 Bank Street" });
+    const added = await admin([
+      "suppressions",
+      "add",
+      ws.workspaceId,
+      "--domain",
+      "Maple-Plumbing.ca",
+      "--reason",
+      "asked by phone",
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const entry = JSON.parse(added.stdout) as { id: string };
+    expect(entry).toMatchObject({ kind: "domain", value: "maple-plumbing.ca", added_by: "operator" });
+    const listed = await admin(["suppressions", "list", ws.workspaceId]);
+    expect(JSON.parse(listed.stdout).suppressions).toEqual([expect.objectContaining({ id: entry.id })]);
+    expectClearFailure(
+      await admin(["suppressions", "add", ws.workspaceId, "--email", "a@b.ca", "--domain", "b.ca"]),
+      /exactly one of email, domain or place_id/,
+    );
+    const removed = await admin(["suppressions", "remove", ws.workspaceId, entry.id]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse((await admin(["suppressions", "list", ws.workspaceId])).stdout).suppressions).toEqual(
+      [],
+    );
+  });
+
   it("answers bad input, unknown commands and the API's refusals with one clear line", async () => {
     expectClearFailure(await admin(["workspaces", "list", "--bogus"]), /Unknown option '--bogus'/);
     expectClearFailure(await admin(["workspace", "lst"]), /^Unknown command: workspace lst$/m);
