@@ -8,6 +8,9 @@ import { MAX_PURCHASE_CREDITS } from "../shared/credits/ledger.ts";
  * directory) and against PostgreSQL. Needs ADMIN_TOKEN; the node's address is API_URL, else the
  * server's own HOST and PORT read as the server reads them.
  */
+/** What a reviewer's demo workspace is funded with: a few searches and drafts beyond the free 10. */
+const REVIEWER_CREDITS = 100;
+
 const usage = `Usage: npm run admin -- <command> [options]
 
   bootstrap --name <agency> --email <member email> [--language en|fr] [--key-name <name>]
@@ -34,6 +37,11 @@ const usage = `Usage: npm run admin -- <command> [options]
   suppressions remove <workspace_id> <entry_id>
   credits buy <workspace_id> --credits <n>
                                       n: a whole number from 1 to ${MAX_PURCHASE_CREDITS}
+  reviewer create --email <email> [--name <workspace>] [--credits <n>] [--language en|fr]
+                                      a funded demo workspace for a connector directory's
+                                      reviewer: the workspace (default "Reviewer demo"), n
+                                      credits bought (default ${REVIEWER_CREDITS}, so no free-trial limits), and
+                                      a sign-up link for the reviewer (shown, or mailed)
 
 Environment: ADMIN_TOKEN (required, the server's), API_URL (default: http://HOST:PORT as the
 server listens, 127.0.0.1:3000 by default; a wildcard HOST is reached on 127.0.0.1).`;
@@ -262,6 +270,34 @@ async function run(apiUrl: string): Promise<unknown> {
     case "credits buy": {
       const credits = creditsOption(values.credits);
       return api("POST", workspacePath("/credit-purchases"), { credits });
+    }
+    case "reviewer create": {
+      const email = need(values.email, "--email");
+      const credits = values.credits === undefined ? REVIEWER_CREDITS : creditsOption(values.credits);
+      const language = languageOption(values.language);
+      const workspace = (await api("POST", "/workspaces", {
+        name: values.name ?? "Reviewer demo",
+        ...defined({ language }),
+      })) as { id: string };
+      const invite = (await api("POST", `/workspaces/${workspace.id}/invites`, {
+        email,
+        name: "Reviewer",
+      })) as {
+        url?: string;
+      };
+      const purchase = await api("POST", `/workspaces/${workspace.id}/credit-purchases`, { credits });
+      return {
+        workspace: await api("GET", `/workspaces/${workspace.id}`),
+        credit_purchase: purchase,
+        invite,
+        next_steps: [
+          invite.url
+            ? "Give the reviewer the invite url: they choose a password there and land in the workspace."
+            : "The invite was mailed to the reviewer: they choose a password from it and land in the workspace.",
+          "The reviewer connects the assistant to <PUBLIC_URL>/mcp and signs in with that email and password to approve it.",
+          "Give the reviewer the privacy and terms pages: <PUBLIC_URL>/privacy and <PUBLIC_URL>/terms.",
+        ],
+      };
     }
     default:
       throw new CliError(
