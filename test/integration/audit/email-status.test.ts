@@ -6,8 +6,10 @@
  * the address's provenance kept across two audits.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readCurrentAudits, saveAudit } from "../../../shared/audit/cache.ts";
+import { createAnalysisPool } from "../../../shared/audit/analysis-pool.ts";
 import { createEmailStatusCheck } from "../../../shared/audit/email-status.ts";
+import { createCachingResolver } from "../../../shared/audit/fetch-homepage.ts";
+import { createAuditRunner } from "../../../shared/audit/run-audit.ts";
 import { createDnsResolver } from "../../../shared/dns-resolver.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { type FakeDnsServer, startFakeDns } from "../../support/fake-dns.ts";
@@ -202,28 +204,41 @@ describe("a live-check search with DNS_SERVERS on a loopback DNS server", () => 
       email_source: { found_in: "mailto", solicitation_refused: false },
     });
 
-    // A second audit a month later finds the same address: first seen stays, last seen moves.
-    const [audit] = (
-      await readCurrentAudits(t.database.db, [{ placeId: "dns-maple", website: mapleSite }])
-    ).values();
-    const later = new Date(Date.parse(source.first_seen_at) + 31 * 24 * 3600 * 1000);
-    await saveAudit(t.database.db, {
-      ...audit!,
-      evidence: { ...audit!.evidence, email_first_seen_at: later.toISOString() },
-      audited_at: later,
+    // The same homepage audited again a month later (the analysis pool, DNS through the loopback
+    // server): the same address keeps its first sighting, the last one moves.
+    const pool = createAnalysisPool({ threads: 1 });
+    const resolver = createDnsResolver([dns.address], { timeoutMs: 500, tries: 1 });
+    let now = new Date(Date.parse(source.first_seen_at) + 31 * 24 * 3600 * 1000);
+    const reaudit = createAuditRunner({
+      db: t.database.db,
+      pool,
+      fetch: {
+        allowPrivateNetworks: true,
+        userAgent: "email-status test",
+        resolve: createCachingResolver({ queries: resolver, maxTtlMs: 1_000, maxEntries: 10 }),
+      },
+      now: () => now,
+      emailStatus: createEmailStatusCheck({ queries: resolver }),
     });
-    const second = (await detail(maple!.id)).email_source as typeof source;
-    expect(second.first_seen_at).toBe(source.first_seen_at);
-    expect(second.last_seen_at).toBe(later.toISOString());
+    try {
+      const second = await reaudit({ placeId: "dns-maple", url: mapleSite, country: "CA" });
+      expect(second.outcome).toBe("ok");
+      const again = (await detail(maple!.id)).email_source as typeof source;
+      expect(again.first_seen_at).toBe(source.first_seen_at);
+      expect(again.last_seen_at).toBe(now.toISOString());
 
-    // A third that finds another address starts over.
-    const third = new Date(later.getTime() + 24 * 3600 * 1000);
-    await saveAudit(t.database.db, {
-      ...audit!,
-      signals: { ...audit!.signals, email: "office@maple-plumbing.ca" },
-      audited_at: third,
-    });
-    const moved = (await detail(maple!.id)).email_source as typeof source;
-    expect(moved).toMatchObject({ first_seen_at: third.toISOString(), last_seen_at: third.toISOString() });
+      // A third audit that finds another address starts over.
+      sites.set("/maple", { html: page("office@maple-plumbing.ca") });
+      now = new Date(now.getTime() + 24 * 3600 * 1000);
+      await reaudit({ placeId: "dns-maple", url: mapleSite, country: "CA" });
+      const moved = await detail(maple!.id);
+      expect(moved).toMatchObject({
+        email: "office@maple-plumbing.ca",
+        email_status: "deliverable",
+        email_source: { first_seen_at: now.toISOString(), last_seen_at: now.toISOString() },
+      });
+    } finally {
+      await pool.close();
+    }
   });
 });
