@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
-import { rootCertificates } from "node:tls";
+import { createSecureContext, rootCertificates } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
@@ -431,8 +431,12 @@ function newAgent(limits: Limits): Agent {
     maxOrigins: Number.POSITIVE_INFINITY,
     connect: {
       timeout: Math.min(limits.timeoutMs, 5_000),
-      // Extra authorities are trusted besides the system's, never instead of them.
-      ...(limits.extraCa === undefined ? {} : { ca: [...rootCertificates, limits.extraCa] }),
+      // One TLS context for every connection of the pool: built per connection, it costs about a
+      // quarter of a millisecond of CPU each (hundreds of fetches at once). Extra authorities are
+      // trusted besides the system's, never instead of them.
+      secureContext: createSecureContext(
+        limits.extraCa === undefined ? {} : { ca: [...rootCertificates, limits.extraCa] },
+      ),
     },
     headersTimeout: limits.timeoutMs,
     bodyTimeout: limits.timeoutMs,
