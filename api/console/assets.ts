@@ -25,6 +25,9 @@ footer.foot { max-width: 72rem; margin: 0 auto; padding: 0 1rem 2rem; color: var
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin-bottom: 1rem; }
+.card > :first-child, .card > form > :first-child { margin-top: 0; }
+.card > :last-child, .card > form > :last-child { margin-bottom: 0; }
+.card > form > h2:first-of-type { margin-top: 0; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: .75rem; margin: 0 0 1rem; padding: 0; list-style: none; }
 .stats li { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: .75rem 1rem; }
 .stats .value { display: block; font-size: 1.6rem; font-weight: 700; }

@@ -61,7 +61,7 @@ export const enLeads = {
   searchNoResults: "No business matched.",
   queryIncomplete: "search {n}: give both a place and a trade, or neither",
   needOneQuery: "give at least one place and trade",
-  hasWebsite: "Website",
+  hasWebsite: "Has a website",
   mobileFriendly: "Mobile friendly",
   outdated: "Outdated",
   unknown: "not checked",

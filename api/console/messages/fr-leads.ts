@@ -62,7 +62,7 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   searchNoResults: "Aucune entreprise ne correspond.",
   queryIncomplete: "recherche {n} : indiquez un lieu et un métier, ou aucun des deux",
   needOneQuery: "indiquez au moins un lieu et un métier",
-  hasWebsite: "Site web",
+  hasWebsite: "A un site web",
   mobileFriendly: "Adapté au mobile",
   outdated: "Vieillissant",
   unknown: "non vérifié",
