@@ -1,20 +1,22 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createClient } from "@hey-api/openapi-ts";
+import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
+import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 
 /**
- * A client generated from /openapi.json by a second generator, @hey-api/openapi-ts (its fetch
- * client and SDK), at test time: the generated code and a main flow written against it are
- * type-checked with `tsc --strict`, then the same flow runs against a real listening server.
- * A document that generators read differently from the server (a wrong type, a missing field, a
- * name that shadows a built-in) fails one of the two.
+ * Clients generated from /openapi.json at test time by two well-kept generators:
+ * openapi-typescript (types for openapi-fetch) and @hey-api/openapi-ts (its fetch client and
+ * SDK). For each, the generated code and a main flow written against it are type-checked with
+ * `tsc --strict`, then the same flow runs against a real listening server. A document that
+ * generators read differently from the server (a wrong type, a missing field, a name that
+ * shadows a built-in) fails one of the two.
  */
 
 const run = promisify(execFile);
@@ -23,9 +25,9 @@ const PLACES_FIXTURE_FILE = path.join(ROOT, "fixtures/places.example.json");
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
 
 let t: TestApp;
-let ws: TestWorkspace;
 let baseUrl: string;
 let folder: string;
+let document: string;
 
 beforeAll(async () => {
   t = await startTestApp({
@@ -35,16 +37,133 @@ beforeAll(async () => {
   });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  ws = await createWorkspace(t.app);
-  folder = await mkdtemp(path.join(tmpdir(), "lead-api-hey-api-"));
+  folder = await mkdtemp(path.join(tmpdir(), "lead-api-clients-"));
+  const served = await fetch(`${baseUrl}/openapi.json`);
+  expect(served.status).toBe(200);
+  document = path.join(folder, "openapi.json");
+  await writeFile(document, await served.text());
 });
 afterAll(async () => {
   await t?.close();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-/** The main flow, written against the generated SDK and types as a customer would. */
-const FLOW = `
+/**
+ * A folder for one generated client: an ES module package type-checked strictly, which finds the
+ * project's packages (openapi-fetch) through a link to its node_modules.
+ */
+async function clientFolder(name: string): Promise<string> {
+  const dir = path.join(folder, name);
+  await mkdir(dir, { recursive: true });
+  await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        noUncheckedIndexedAccess: true,
+        noImplicitOverride: true,
+        skipLibCheck: true,
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        lib: ["ES2022", "DOM", "DOM.Iterable"],
+        types: [],
+      },
+      include: ["./*.ts", "./client/**/*.ts"],
+    }),
+  );
+  return dir;
+}
+
+/** `tsc --strict` over the generated client and the flow written against it: no error at all. */
+async function expectStrictTypecheck(dir: string): Promise<void> {
+  const typecheck = await run(process.execPath, [TSC, "-p", path.join(dir, "tsconfig.json")], {
+    cwd: dir,
+  }).catch((error: { stdout?: string; stderr?: string }) => error);
+  expect(`${typecheck.stdout ?? ""}${typecheck.stderr ?? ""}`, `tsc --strict in ${dir}`).toBe("");
+}
+
+/** Runs the type-checked flow against the listening node, for a workspace of its own. */
+async function runFlow(dir: string): Promise<FlowShape> {
+  const ws = await createWorkspace(t.app);
+  const { mainFlow } = (await import(pathToFileURL(path.join(dir, "flow.ts")).href)) as {
+    mainFlow: (baseUrl: string, key: string) => Promise<FlowShape>;
+  };
+  return mainFlow(baseUrl, ws.key);
+}
+
+/** What the main flow must have done, whichever generator wrote its client. */
+function expectMainFlow(result: FlowShape): void {
+  expect(result.search.results).toHaveLength(1);
+  expect(result.search.credits_spent).toBe(1);
+  const leadId = result.search.results[0]!.id;
+  expect(result.page.leads.map((lead) => lead.id)).toContain(leadId);
+  expect(result.lead).toMatchObject({ id: leadId, website: null, no_website_flag: true });
+  expect(result.draft.subject.length).toBeGreaterThan(0);
+  expect(result.draft.facts_used).toContain("no_website");
+  expect(result.credits.balance).toBe(10 - 1 - 1);
+  expect(result.missing).toEqual({ status: 404, code: "lead_not_found" });
+}
+
+/** The main flow, written against openapi-fetch and the types openapi-typescript generated. */
+const OPENAPI_TYPESCRIPT_FLOW = `
+import createClient from "openapi-fetch";
+import type { components, paths } from "./client/schema.js";
+
+type Schemas = components["schemas"];
+type LeadErrorCode = Schemas["GetLeadErrorResponse"]["error"]["code"];
+const notFoundIsACode: "lead_not_found" extends LeadErrorCode ? true : never = true;
+// @ts-expect-error a code the operation cannot answer is not in its union
+const notACode: LeadErrorCode = "generation_failed";
+
+export async function mainFlow(baseUrl: string, key: string) {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${key}\` } });
+  const request: Schemas["SearchRequest"] = {
+    queries: [{ location: "Ottawa", category: "plumber" }],
+    filters: { no_website: true },
+    max_results: 1,
+  };
+  const searched = await client.POST("/v1/searches", { body: request });
+  if (!searched.data) throw new Error(\`search: \${searched.error?.error.code}\`);
+  const search: Schemas["SearchResponse"] = searched.data;
+  const listed = await client.GET("/v1/leads", { params: { query: { limit: 10 } } });
+  if (!listed.data) throw new Error(\`list: \${listed.error?.error.code}\`);
+  const page: Schemas["LeadPage"] = listed.data;
+  const first = search.results[0];
+  if (!first) throw new Error("the search found nothing");
+  const got = await client.GET("/v1/leads/{id}", { params: { path: { id: first.id } } });
+  if (!got.data) throw new Error(\`get: \${got.error?.error.code}\`);
+  const lead: Schemas["LeadDetail"] = got.data;
+  const drafted = await client.POST("/v1/leads/{id}/outreach-draft", {
+    params: { path: { id: lead.id } },
+    body: { locale: "en" },
+  });
+  if (!drafted.data) throw new Error(\`draft: \${drafted.error?.error.code}\`);
+  const draft: Schemas["OutreachDraft"] = drafted.data;
+  const balance = await client.GET("/v1/credits");
+  if (!balance.data) throw new Error(\`credits: \${balance.error?.error.code}\`);
+  const credits: Schemas["Credits"] = balance.data;
+  const absent = await client.GET("/v1/leads/{id}", {
+    params: { path: { id: "00000000-0000-4000-8000-000000000000" } },
+  });
+  const code: LeadErrorCode | undefined = absent.error?.error.code;
+  return {
+    search,
+    page,
+    lead,
+    draft,
+    credits,
+    missing: { status: absent.response.status, code },
+    checks: [notFoundIsACode, notACode] as const,
+  };
+}
+`;
+
+/** The main flow, written against the SDK and types @hey-api/openapi-ts generated, as a customer would. */
+const HEY_API_FLOW = `
 import { createClient } from "./client/client/index.js";
 import {
   createOutreachDraft,
@@ -108,59 +227,28 @@ export async function mainFlow(baseUrl: string, key: string): Promise<FlowResult
 }
 `;
 
-describe("a client generated by @hey-api/openapi-ts", () => {
-  it("generates from the served document, type-checks strictly, and runs search, list, get, draft and credits", async () => {
-    const document = await fetch(`${baseUrl}/openapi.json`);
-    expect(document.status).toBe(200);
-    const input = path.join(folder, "openapi.json");
-    await writeFile(input, await document.text());
+describe("clients generated from the served document", () => {
+  it("openapi-typescript with openapi-fetch: type-checks strictly and runs search, list, get, draft and credits", async () => {
+    const dir = await clientFolder("openapi-typescript");
+    await mkdir(path.join(dir, "client"));
+    const nodes = await openapiTS(pathToFileURL(document));
+    await writeFile(path.join(dir, "client/schema.ts"), astToString(nodes));
+    await writeFile(path.join(dir, "flow.ts"), OPENAPI_TYPESCRIPT_FLOW);
+    await expectStrictTypecheck(dir);
+    expectMainFlow(await runFlow(dir));
+  });
 
+  it("@hey-api/openapi-ts: type-checks strictly and runs search, list, get, draft and credits", async () => {
+    const dir = await clientFolder("hey-api");
     await createClient({
-      input,
-      output: path.join(folder, "client"),
+      input: document,
+      output: path.join(dir, "client"),
       plugins: ["@hey-api/client-fetch", "@hey-api/typescript", "@hey-api/sdk"],
       logs: { level: "silent" },
     });
-    await writeFile(path.join(folder, "flow.ts"), FLOW);
-    await writeFile(path.join(folder, "package.json"), JSON.stringify({ type: "module" }));
-    await writeFile(
-      path.join(folder, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          noUncheckedIndexedAccess: true,
-          noImplicitOverride: true,
-          noUnusedLocals: false,
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          lib: ["ES2022", "DOM", "DOM.Iterable"],
-          types: [],
-        },
-        include: ["./**/*.ts"],
-      }),
-    );
-    const typecheck = await run(process.execPath, [TSC, "-p", path.join(folder, "tsconfig.json")], {
-      cwd: folder,
-    }).catch((error: { stdout?: string; stderr?: string }) => error);
-    expect(`${typecheck.stdout ?? ""}${typecheck.stderr ?? ""}`, "tsc --strict on the generated client").toBe(
-      "",
-    );
-
-    const { mainFlow } = (await import(pathToFileURL(path.join(folder, "flow.ts")).href)) as {
-      mainFlow: (baseUrl: string, key: string) => Promise<Record<string, unknown> & FlowShape>;
-    };
-    const result = await mainFlow(baseUrl, ws.key);
-    expect(result.search.results).toHaveLength(1);
-    expect(result.search.credits_spent).toBe(1);
-    const leadId = result.search.results[0]!.id;
-    expect(result.page.leads.map((lead) => lead.id)).toContain(leadId);
-    expect(result.lead).toMatchObject({ id: leadId, website: null, no_website_flag: true });
-    expect(result.draft.subject.length).toBeGreaterThan(0);
-    expect(result.draft.facts_used).toContain("no_website");
-    expect(result.credits.balance).toBe(10 - 1 - 1);
-    expect(result.missing).toEqual({ status: 404, code: "lead_not_found" });
+    await writeFile(path.join(dir, "flow.ts"), HEY_API_FLOW);
+    await expectStrictTypecheck(dir);
+    expectMainFlow(await runFlow(dir));
   });
 });
 
