@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listenWhileStarting, type StartingServer } from "../../../api/starting-server.ts";
 import { createLogger } from "../../../shared/logger.ts";
 import {
+  adminRequest,
   createWorkspace,
   type SiblingApp,
   startSiblingApp,
@@ -409,6 +410,17 @@ describe("every header a /v1 answer carries is declared for it", () => {
       .where("id", "=", poor.workspaceId)
       .execute();
     const unaudited = await seedLead(t, ws, { reviews: 80, audit: null });
+    // A lead on the workspace's do-not-contact list: 403 after the request was counted.
+    const suppressed = await seedLead(t, ws);
+    const { place_id } = await t.database.db
+      .selectFrom("leads")
+      .select("place_id")
+      .where("id", "=", suppressed)
+      .executeTakeFirstOrThrow();
+    const added = await adminRequest(t.app, "POST", `/admin/workspaces/${ws.workspaceId}/suppressions`, {
+      place_id,
+    });
+    expect(added.statusCode, added.body).toBe(201);
     const llmWorkspace = await createWorkspace(llm.app);
     const llmLead = await seedLead(t, llmWorkspace);
     fake.respondWith({ kind: "malformed" });
@@ -434,6 +446,15 @@ describe("every header a /v1 answer carries is declared for it", () => {
       },
       { label: "draft 402", method: "POST", path, url: at(poorLead), headers: () => poor.auth, status: 402 },
       { label: "draft 404", method: "POST", path, headers: auth, status: 404, code: "lead_not_found" },
+      {
+        label: "draft 403 (do not contact)",
+        method: "POST",
+        path,
+        url: at(suppressed),
+        headers: auth,
+        status: 403,
+        code: "lead_not_unlocked",
+      },
       {
         label: "draft 413",
         method: "POST",
