@@ -21,7 +21,7 @@ export interface ConnectionDrain {
 }
 
 /** How long a drain leaves idle connections to their clients before ending them itself. */
-const DEFAULT_IDLE_GRACE_MS = 5_000;
+const DEFAULT_IDLE_GRACE_MS = 2_000;
 /** How long an ended connection may stay half-open before it is cut. */
 const END_TO_DESTROY_MS = 1_000;
 const CHECK_EVERY_MS = 50;

@@ -85,7 +85,7 @@ export async function listenWhileStarting(
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, "starting: /healthz answers 200 and /readyz 503 until the dependencies answer");
 
-  // Stops accepting; each connection ends after its answer or a quiet moment (none is reset).
+  // Stops accepting; each connection ends after its answer, or, left idle, shortly after (none is reset).
   const close = () => drain.drain();
 
   return {
@@ -102,7 +102,7 @@ export async function listenWhileStarting(
       }
       await listenApp();
       // From now on a request on a connection this server accepted is the app's request.
-      server.removeAllListeners("request");
+      server.off("request", answerWhileStarting); // not the drain's own listener
       server.on("request", (request: IncomingMessage, response: ServerResponse) =>
         app.emit("request", request, response),
       );

@@ -13,7 +13,7 @@ declare module "fastify" {
  * Once `close()` has begun (SIGTERM), every response says `Connection: close`, so
  * that each client's keep-alive connection ends with its next answer; requests still arriving on
  * open connections are served, not refused. Before Fastify closes the server, the drain stops
- * accepting and waits for every connection to end after its answer, or after a quiet second:
+ * accepting and waits for every connection to end after its answer, or, for one left idle, 2 s after the drain began:
  * closing an idle keep-alive connection at once would reset a request the client is sending on it.
  */
 async function gracefulClosePlugin(app: FastifyInstance): Promise<void> {
