@@ -2,15 +2,15 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../shared/config.ts";
 import { MAX_PURCHASE_CREDITS } from "../shared/credits/ledger.ts";
 
+/** What a reviewer's demo workspace is funded with: a few searches and drafts beyond the free 10. */
+const REVIEWER_CREDITS = 100;
+
 /**
  * `npm run admin -- <command>`: the admin API (/admin) from a terminal. It talks HTTP to a running
  * API node, so it works the same in embedded mode (where only the API process may open the data
  * directory) and against PostgreSQL. Needs ADMIN_TOKEN; the node's address is API_URL, else the
  * server's own HOST and PORT read as the server reads them.
  */
-/** What a reviewer's demo workspace is funded with: a few searches and drafts beyond the free 10. */
-const REVIEWER_CREDITS = 100;
-
 const usage = `Usage: npm run admin -- <command> [options]
 
   bootstrap --name <agency> --email <member email> [--language en|fr] [--key-name <name>]
