@@ -36,6 +36,7 @@ import {
 } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
 import { databaseUrl, withAdminClient } from "../../support/postgres.ts";
+import { requestJson } from "../../support/request-json.ts";
 import { type ReverseProxy, startReverseProxy } from "../../support/reverse-proxy.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../../support/worker-process.ts";
@@ -133,30 +134,17 @@ function runOnce(command: string[], env: Record<string, string>, timeoutMs = STA
   });
 }
 
-async function call(
+function call(
   method: "GET" | "POST",
   url: string,
   options: { key?: string; admin?: boolean; body?: unknown } = {},
 ) {
   if (!proxy) throw new Error("the proxy is not started");
-  const response = await fetch(`${proxy.baseUrl}${url}`, {
-    method,
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(60_000),
+  return requestJson(`${proxy.baseUrl}${url}`, method, {
+    token: options.admin ? ADMIN_TOKEN : options.key,
+    body: options.body,
+    timeoutMs: 60_000,
   });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  return { status: response.status, body };
 }
 
 async function closedPort(): Promise<number> {

@@ -20,6 +20,7 @@ import {
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
 import { moneyInvariantViolations } from "../../support/money-invariants.ts";
 import { createOwnedPostgres, freePort, type OwnedPostgres } from "../../support/owned-postgres.ts";
+import { type JsonAnswer, requestJson } from "../../support/request-json.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../../support/worker-process.ts";
 
@@ -83,39 +84,18 @@ async function startNode(env: Record<string, string>, readyTimeoutMs = 60_000): 
   return server;
 }
 
-interface Answer {
-  status: number;
-  body: unknown;
-  ms: number;
-}
-
 /** One request; a refused connection or a hang is a failure of the test, never an answer. */
-async function call(
+const call = (
   baseUrl: string,
   method: "GET" | "POST",
   url: string,
   options: { key?: string; admin?: boolean; body?: unknown } = {},
-): Promise<Answer> {
-  const started = Date.now();
-  const response = await fetch(`${baseUrl}${url}`, {
-    method,
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(REQUEST_LIMIT_MS),
+): Promise<JsonAnswer> =>
+  requestJson(`${baseUrl}${url}`, method, {
+    token: options.admin ? ADMIN_TOKEN : options.key,
+    body: options.body,
+    timeoutMs: REQUEST_LIMIT_MS,
   });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  return { status: response.status, body, ms: Date.now() - started };
-}
 
 interface Workspace {
   id: string;
@@ -184,7 +164,7 @@ function startBurst(nodes: ServerProcess[], workspaces: Workspace[], tag: string
     turn += 1;
     const node = nodes[turn % nodes.length] as ServerProcess;
     const workspace = workspaces[turn % workspaces.length] as Workspace;
-    let answer: Answer;
+    let answer: JsonAnswer;
     switch (turn % 4) {
       case 0:
         answer = await call(node.baseUrl, "POST", `/admin/workspaces/${workspace.id}/credit-purchases`, {

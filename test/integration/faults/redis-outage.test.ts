@@ -25,6 +25,7 @@ import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../suppor
 import { moneyInvariantViolations } from "../../support/money-invariants.ts";
 import { createOwnedRedis, type OwnedRedis } from "../../support/owned-redis.ts";
 import { createDatabaseFromTemplate } from "../../support/postgres.ts";
+import { type JsonAnswer, requestJson } from "../../support/request-json.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../../support/worker-process.ts";
 
@@ -50,38 +51,13 @@ let database: { url: string; drop(): Promise<void> };
 let nodes: ServerProcess[] = [];
 let worker: WorkerProcess | undefined;
 
-interface Answer {
-  status: number;
-  body: unknown;
-  ms: number;
-  at: number;
-}
-
-async function call(
+const call = (
   baseUrl: string,
   method: "GET" | "POST",
   url: string,
   options: { token?: string; body?: unknown } = {},
-): Promise<Answer> {
-  const started = Date.now();
-  const response = await fetch(`${baseUrl}${url}`, {
-    method,
-    headers: {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(REQUEST_LIMIT_MS),
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the failure message.
-  }
-  return { status: response.status, body, ms: Date.now() - started, at: Date.now() };
-}
+): Promise<JsonAnswer> =>
+  requestJson(`${baseUrl}${url}`, method, { ...options, timeoutMs: REQUEST_LIMIT_MS });
 
 interface Workspace {
   id: string;
@@ -161,7 +137,7 @@ function startBurst(workspaces: Workspace[], phaseOf: () => Phase, concurrency =
     const kind = kinds[turn % kinds.length] as (typeof kinds)[number];
     const token = workspace.key;
     try {
-      let answer: Answer;
+      let answer: JsonAnswer;
       if (kind === "leads") answer = await call(node.baseUrl, "GET", "/v1/leads?limit=5", { token });
       else if (kind === "credits") answer = await call(node.baseUrl, "GET", "/v1/credits", { token });
       else if (kind === "draft") {
