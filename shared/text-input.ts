@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Text PostgreSQL cannot store: NUL (refused in text and JSONB) and lone UTF-16 surrogates (not
  * encodable as UTF-8; JSONB refuses their `\u` escapes). Found once, at the edge, with the field's name.
@@ -33,3 +35,18 @@ export function findUnstorableText(value: unknown, path: string, depth = 0): str
   }
   return null;
 }
+
+/** Decimal digits only: what a person or a client writes as a whole number in a query or a form. */
+const DECIMAL_DIGITS = /^[0-9]{1,15}$/;
+
+/**
+ * A whole number read from a query string or a form: decimal digits only. `z.coerce.number()`
+ * takes every JavaScript number syntax (`1e1`, `0x10`, `0b11`, `+3`, ` 3`, `3.0`); those stay
+ * strings here, so the number schema refuses them as any other invalid value. Numbers (a JSON
+ * body) pass through unchanged.
+ */
+export const decimalInteger = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (value) => (typeof value === "string" && DECIMAL_DIGITS.test(value) ? Number(value) : value),
+    schema,
+  );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decimalInteger } from "../../shared/text-input.ts";
 import { PageError } from "./page-error.ts";
 
 /**
@@ -75,7 +76,7 @@ export const searchForm = z.object({
   category_4: row,
   location_5: row,
   category_5: row,
-  max_results: z.coerce.number().int().min(1).max(25),
+  max_results: decimalInteger(z.number().int().min(1).max(25)),
   min_rating: z
     .string()
     .trim()

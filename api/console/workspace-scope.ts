@@ -99,15 +99,22 @@ export async function takeFlash(
   return (await store.read(session.token, id, { take: true })) ?? "gone";
 }
 
-/** POST then 303 to `path?flash=<id>`; null when the store is unavailable (the caller answers at once). */
+/**
+ * POST then 303 to `path?flash=<id>`: true once the redirect is sent, false when the store is
+ * unavailable (the caller answers at once). A boolean, never the reply: a reply is a thenable, and
+ * an async function returning it resolves to undefined once it is sent, which read as "not sent"
+ * and made the caller answer a second time.
+ */
 export async function redirectWithFlash(
   request: FastifyRequest,
   reply: FastifyReply,
   store: FlashStore,
   path: string,
   flash: Flash,
-): Promise<FastifyReply | null> {
+): Promise<boolean> {
   const session = request.consoleSession;
   const id = session ? await store.put(session.token, flash) : null;
-  return id ? reply.redirect(`${path}?flash=${id}`, 303) : null;
+  if (!id) return false;
+  reply.redirect(`${path}?flash=${id}`, 303);
+  return true;
 }

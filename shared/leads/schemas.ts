@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decimalInteger } from "../text-input.ts";
 import { CURSOR_PATTERN, decodeCursor } from "./cursor.ts";
 
 /**
@@ -52,14 +53,15 @@ export const LEAD_PAGE_DEFAULT = 25;
 
 export const listLeadsQuerySchema = z
   .strictObject({
-    limit: z.coerce
-      .number("must be an integer from 1 to 100")
-      .int("must be an integer from 1 to 100")
-      .min(1, "must be an integer from 1 to 100")
-      .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
-      .default(LEAD_PAGE_DEFAULT)
-      .meta({ format: "int32" })
-      .describe("Page size, 1 to 100 (default 25)"),
+    limit: decimalInteger(
+      z
+        .number("must be an integer from 1 to 100")
+        .int("must be an integer from 1 to 100")
+        .min(1, "must be an integer from 1 to 100")
+        .max(LEAD_PAGE_MAX, "must be an integer from 1 to 100")
+        .default(LEAD_PAGE_DEFAULT)
+        .meta({ format: "int32" }),
+    ).describe("Page size, 1 to 100 (default 25)"),
     cursor: z
       .string()
       .max(200)

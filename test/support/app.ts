@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { Logger } from "pino";
 import { buildApp } from "../../api/app.ts";
 import { createServices, type ServiceOverrides, type Services } from "../../api/services.ts";
 import { type Config, loadConfig } from "../../shared/config.ts";
@@ -29,6 +30,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Where the app and its services log (silent unless a test reads the lines). */
+export interface AppLogOptions {
+  logger?: Logger;
+}
+
 export interface SiblingApp {
   app: FastifyInstance;
   services: Services;
@@ -45,12 +51,16 @@ export async function startSiblingApp(
   db: Db,
   env: Record<string, string> = {},
   overrides: Omit<ServiceOverrides, "db"> = {},
+  options: AppLogOptions = {},
 ): Promise<SiblingApp> {
   // Every test drives /oauth and /admin from 127.0.0.1, and many search one workspace far more than
   // an hour's cost limits allow: per-address and cost limits apply only where a test sets them.
   const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: "silent", ...UNLIMITED_ABUSE_GUARDS, ...env });
-  const services = await createServices(config, createLogger("silent", "test"), { ...overrides, db });
-  const app = await buildApp({ services });
+  const services = await createServices(config, options.logger ?? createLogger("silent", "test"), {
+    ...overrides,
+    db,
+  });
+  const app = await buildApp({ services, ...(options.logger ? { logger: options.logger } : {}) });
   await app.ready();
   return {
     app,
@@ -67,9 +77,10 @@ export async function startSiblingApp(
 export async function startTestApp(
   env: Record<string, string> = {},
   overrides: Omit<ServiceOverrides, "db"> = {},
+  options: AppLogOptions = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
-  const sibling = await startSiblingApp(database.db, env, overrides);
+  const sibling = await startSiblingApp(database.db, env, overrides, options);
   return {
     ...sibling,
     database,

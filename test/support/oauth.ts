@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { adminRequest, startTestApp, type TestApp, type TestWorkspace } from "./app.ts";
+import { type AppLogOptions, adminRequest, startTestApp, type TestApp, type TestWorkspace } from "./app.ts";
 import { signedUpMember } from "./console.ts";
 
 export interface HttpTestApp extends TestApp {
@@ -27,10 +27,13 @@ export async function freePort(): Promise<number> {
 }
 
 /** The real app, listening on 127.0.0.1 with PUBLIC_URL set to where it listens. */
-export async function startHttpTestApp(env: Record<string, string> = {}): Promise<HttpTestApp> {
+export async function startHttpTestApp(
+  env: Record<string, string> = {},
+  options: AppLogOptions = {},
+): Promise<HttpTestApp> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ PUBLIC_URL: baseUrl, ...env });
+  const t = await startTestApp({ PUBLIC_URL: baseUrl, ...env }, {}, options);
   await t.app.listen({ port, host: "127.0.0.1" });
   return { ...t, baseUrl };
 }

@@ -44,7 +44,7 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
       workspacePath(membership.workspace_id, "keys"),
       shown,
     );
-    if (redirected) return redirected;
+    if (redirected) return reply;
     const keys = await listApiKeys(db, membership.workspace_id);
     return reply.render(
       (context) => keysPage(context, { workspaceId: membership.workspace_id, keys, created: shown }),

@@ -72,7 +72,7 @@ const memberRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
       : { kind: "invite_created" as const, email: invite.email, url: link };
     const membersPath = workspacePath(membership.workspace_id, "members");
     const redirected = await redirectWithFlash(request, reply, flash, membersPath, shown);
-    if (redirected) return redirected;
+    if (redirected) return reply;
     const members = await listActiveMembers(db, membership.workspace_id);
     const pending = await listPendingInvites(db, membership.workspace_id);
     return reply.render(

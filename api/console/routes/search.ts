@@ -77,7 +77,7 @@ const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
         workspacePath(workspace_id, "search"),
         outcome,
       );
-      if (redirected) return redirected;
+      if (redirected) return reply;
       // No flash store reachable: the results in this answer (a reload would ask to resend).
       return reply.render((context) =>
         searchPage(context, { workspaceId: workspace_id, freeTrial: workspace.free_trial, balance, outcome }),
