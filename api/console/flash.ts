@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { searchRequestSchema, searchResponseSchema } from "../../shared/search/schemas.ts";
-import { hashSecret } from "../../shared/workspaces/api-keys.ts";
+import { hashSecret } from "../../shared/secrets.ts";
 
 /**
  * What a form's answer shows once after its redirect (POST, 303, GET): the page a reload brings

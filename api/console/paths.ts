@@ -1,3 +1,5 @@
+import { SECRET_BODY_SOURCE } from "../../shared/secrets.ts";
+
 /** Where the console lives; every page and form address is built here. */
 export const CONSOLE_PREFIX = "/app";
 
@@ -29,7 +31,9 @@ export function safeNext(next: unknown): string | undefined {
 }
 
 /** The links whose last segment is a secret: an invite, a password reset, a sign-up's confirmation. */
-const SECRET_LINK = /^\/app\/(invite|reset-password|sign-up\/confirm)\/([A-Za-z0-9_-]{43})(\?.*)?$/;
+const SECRET_LINK = new RegExp(
+  `^/app/(invite|reset-password|sign-up/confirm)/(${SECRET_BODY_SOURCE})(\\?.*)?$`,
+);
 const linkTokens = new WeakMap<object, string>();
 
 /**

@@ -10,7 +10,7 @@ import {
   startSession,
 } from "../../shared/accounts/sessions.ts";
 import type { Db } from "../../shared/db/database.ts";
-import { newSecret, safeEqual } from "../../shared/oauth/secrets.ts";
+import { looksLikeSecret, newSecret, safeEqual } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import { readCookie } from "./cookies.ts";
 import { csrfForm, parseForm } from "./forms.ts";
@@ -20,7 +20,6 @@ import { CONSOLE_PREFIX, SESSION_COOKIE, safeNext } from "./paths.ts";
 /** Before sign-in, the forms' CSRF token is derived from this random cookie (login CSRF). */
 const PRE_SESSION_COOKIE = "ld_pre";
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
-const OPAQUE_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -85,7 +84,7 @@ export default fp<{ db: Db; secureCookies: boolean }>(
       const session = this.request.consoleSession;
       if (session) return csrfTokenFor(session.token);
       const existing = readCookie(this.request, PRE_SESSION_COOKIE);
-      if (existing && OPAQUE_SECRET.test(existing)) return csrfTokenFor(existing);
+      if (existing && looksLikeSecret(existing)) return csrfTokenFor(existing);
       const created = newSecret();
       this.header("set-cookie", `${PRE_SESSION_COOKIE}=${created}; ${cookieFlags}; Max-Age=${3600 * 24}`);
       return csrfTokenFor(created);

@@ -13,7 +13,6 @@ import {
 import { registerClient } from "../../shared/oauth/clients.ts";
 import { OAuthError } from "../../shared/oauth/errors.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../../shared/oauth/metadata.ts";
-import { looksLikeOpaqueSecret, newSecret } from "../../shared/oauth/secrets.ts";
 import {
   exchangeAuthorizationCode,
   refreshAccessToken,
@@ -22,6 +21,7 @@ import {
 } from "../../shared/oauth/tokens.ts";
 import { readUserInfo } from "../../shared/oauth/userinfo.ts";
 import { type AddressBucket, type AddressLimiter, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
+import { looksLikeSecret, newSecret } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
@@ -240,7 +240,7 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
     }
     const cookieValue = readCookie(request, BROWSER_BINDING_COOKIE);
     const browserBinding =
-      cookieValue !== undefined && looksLikeOpaqueSecret(cookieValue) ? cookieValue : newSecret();
+      cookieValue !== undefined && looksLikeSecret(cookieValue) ? cookieValue : newSecret();
     const { requestId, csrfToken } = await createConsent(db, decision.request, browserBinding);
     reply.header(
       "set-cookie",

@@ -1,15 +1,12 @@
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
-import { newSecret } from "../oauth/secrets.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
+import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail, normalizeEmail } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 
 /** An invite link works once, for a week. */
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
-
-const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface CreatedInvite {
   id: string;
@@ -66,7 +63,7 @@ export async function findOpenInvite(
   token: string,
   now: Date = new Date(),
 ): Promise<OpenInvite | null> {
-  if (!INVITE_TOKEN_PATTERN.test(token)) return null;
+  if (!looksLikeSecret(token)) return null;
   const invite = await db
     .selectFrom("invites")
     .innerJoin("workspaces", "workspaces.id", "invites.workspace_id")
@@ -112,7 +109,7 @@ export async function acceptInvite(
   }
   const newHash = answer.kind === "new_account" ? await hashPassword(answer.password) : undefined;
   return db.transaction().execute(async (trx) => {
-    const invite = INVITE_TOKEN_PATTERN.test(token)
+    const invite = looksLikeSecret(token)
       ? await trx
           .selectFrom("invites")
           .selectAll()

@@ -1,15 +1,12 @@
 import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { newSecret } from "../oauth/secrets.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
+import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { findAccountByEmail, setPassword } from "./accounts.ts";
 import { passwordProblem } from "./passwords.ts";
 
 /** A reset link works once, for an hour. */
 export const PASSWORD_RESET_TTL_MS = 3600 * 1000;
-
-const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface CreatedPasswordReset {
   account: Account;
@@ -41,7 +38,7 @@ export async function findOpenPasswordReset(
   token: string,
   now: Date = new Date(),
 ): Promise<{ account_id: string; email: string } | null> {
-  if (!RESET_TOKEN_PATTERN.test(token)) return null;
+  if (!looksLikeSecret(token)) return null;
   const row = await db
     .selectFrom("password_resets")
     .innerJoin("accounts", "accounts.id", "password_resets.account_id")
@@ -67,7 +64,7 @@ export async function resetPassword(
   // A password the rule refuses leaves the link usable for a second try.
   const problem = passwordProblem(password);
   if (problem) throw new ApiError("invalid_request", problem);
-  const claimed = RESET_TOKEN_PATTERN.test(token)
+  const claimed = looksLikeSecret(token)
     ? await db
         .updateTable("password_resets")
         .set({ used_at: now })

@@ -1,13 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
-import { newSecret } from "../oauth/secrets.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
+import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 
 /** A console session lasts this long after sign-in; signing in again starts a new one. */
 export const SESSION_TTL_MS = 14 * 24 * 3600 * 1000;
-
-const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SignedInAccount {
   account: Pick<Account, "id" | "email" | "name" | "language">;
@@ -35,7 +32,7 @@ export async function findSession(
   token: string,
   now: Date = new Date(),
 ): Promise<SignedInAccount | null> {
-  if (!SESSION_TOKEN_PATTERN.test(token)) return null;
+  if (!looksLikeSecret(token)) return null;
   const row = await db
     .selectFrom("sessions")
     .innerJoin("accounts", "accounts.id", "sessions.account_id")

@@ -2,16 +2,13 @@ import { isValid as acceptedByDisposableList } from "mailchecker";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { newSecret } from "../oauth/secrets.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
+import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 
 /** A sign-up's mailed link works once, for a day. */
 export const SIGN_UP_TTL_MS = 24 * 3600 * 1000;
-
-const SIGN_UP_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SignUpRequest {
   email: string;
@@ -88,7 +85,7 @@ export async function findOpenSignUp(
   token: string,
   now: Date = new Date(),
 ): Promise<OpenSignUp | null> {
-  if (!SIGN_UP_TOKEN_PATTERN.test(token)) return null;
+  if (!looksLikeSecret(token)) return null;
   const row = await db
     .selectFrom("sign_ups")
     .select(["email", "name", "agency_name", "language"])
@@ -110,7 +107,7 @@ export async function confirmSignUp(
   token: string,
   now: Date = new Date(),
 ): Promise<{ accountId: string; workspaceId: string }> {
-  if (!SIGN_UP_TOKEN_PATTERN.test(token)) throw new ApiError("not_found", "sign_up_invalid");
+  if (!looksLikeSecret(token)) throw new ApiError("not_found", "sign_up_invalid");
   return db.transaction().execute(async (trx) => {
     const signUp = await trx
       .selectFrom("sign_ups")

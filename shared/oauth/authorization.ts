@@ -2,11 +2,11 @@ import type { Transaction } from "kysely";
 import { findMembership } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
+import { AUTHORIZATION_CODE_PREFIX, hashSecret, newSecret, safeEqual } from "../secrets.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { OAuthError, type OAuthErrorCode } from "./errors.ts";
 import { checkResourceIndicator, parseScope, type Scope } from "./metadata.ts";
-import { AUTHORIZATION_CODE_PREFIX, newSecret, S256_CHALLENGE_PATTERN, safeEqual } from "./secrets.ts";
+import { S256_CHALLENGE_PATTERN } from "./pkce.ts";
 
 /** How long an authorization code can be exchanged (RFC 6749 4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;

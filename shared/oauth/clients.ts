@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
+import { newClientId } from "../secrets.ts";
 import { OAuthError } from "./errors.ts";
 import { registrableScope } from "./metadata.ts";
-import { newClientId } from "./secrets.ts";
 
 /** Size caps of a registration: what one unauthenticated request may store (about 2.7 KB at most). */
 export const MAX_REDIRECT_URIS = 5;

@@ -2,17 +2,17 @@ import type { Transaction } from "kysely";
 import type { BearerVerifier, Principal } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
-import { hashSecret } from "../workspaces/api-keys.ts";
-import { requireClient } from "./clients.ts";
-import { OAuthError } from "./errors.ts";
-import { parseScope } from "./metadata.ts";
 import {
   ACCESS_TOKEN_PREFIX,
+  hashSecret,
   looksLikeAccessToken,
   newSecret,
   REFRESH_TOKEN_PREFIX,
-  verifyPkce,
-} from "./secrets.ts";
+} from "../secrets.ts";
+import { requireClient } from "./clients.ts";
+import { OAuthError } from "./errors.ts";
+import { parseScope } from "./metadata.ts";
+import { verifyPkce } from "./pkce.ts";
 
 export interface TokenLifetimes {
   accessTokenTtlSeconds: number;

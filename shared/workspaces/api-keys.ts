@@ -1,17 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type { BearerVerifier } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
+import { API_KEY_PREFIX, hashSecret, looksLikeApiKey, newSecret } from "../secrets.ts";
 import { findActiveMember } from "./members.ts";
-
-/** Recognisable in logs and secret scanners; the rest is 32 random bytes. */
-export const API_KEY_PREFIX = "ldk_";
-const API_KEY_PATTERN = /^ldk_[A-Za-z0-9_-]{43}$/;
-
-export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
-
-export const looksLikeApiKey = (token: string): boolean => API_KEY_PATTERN.test(token);
 
 export interface ApiKeyListing {
   id: string;
@@ -34,7 +26,7 @@ export async function createApiKey(
 ): Promise<{ id: string; name: string; key: string; created_by: string; created_at: Date }> {
   const member = await findActiveMember(db, workspaceId, input.createdBy);
   if (!member) throw new ApiError("invalid_request", "created_by: not an active member of this workspace.");
-  const key = `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const key = newSecret(API_KEY_PREFIX);
   const row = await db
     .insertInto("api_keys")
     .values({

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { normalizeEmail } from "../../../shared/accounts/accounts.ts";
 import { acceptInvite, findOpenInvite, type OpenInvite } from "../../../shared/accounts/invites.ts";
 import { ApiError } from "../../../shared/errors.ts";
+import { looksLikeSecret } from "../../../shared/secrets.ts";
 import type { Services } from "../../services.ts";
 import { readCookie } from "../cookies.ts";
 import { inviteAcceptForm, inviteNewAccountForm, parseForm } from "../forms.ts";
@@ -15,7 +16,6 @@ import { invitePage } from "../views/invite.ts";
  * to /app/invite): the secret never goes into a URL, where logs and Referer headers would see it.
  */
 const INVITE_COOKIE = "ld_invite";
-const OPAQUE_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * An invite link: a new account joins with the name and password it chooses; an address that
@@ -62,7 +62,7 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
   app.get("/invite", async (request, reply) => {
     const fromLink = linkTokenOf(request.raw);
     const remembered = readCookie(request, INVITE_COOKIE);
-    const token = fromLink ?? (remembered && OPAQUE_SECRET.test(remembered) ? remembered : "");
+    const token = fromLink ?? (remembered && looksLikeSecret(remembered) ? remembered : "");
     const invite = await openInvite(token);
     if (fromLink) reply.header("set-cookie", `${INVITE_COOKIE}=${fromLink}; ${cookieFlags}; Max-Age=3600`);
     return render(request, reply, token, invite);

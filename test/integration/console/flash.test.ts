@@ -5,7 +5,7 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFlashStore, type Flash } from "../../../api/console/flash.ts";
-import { newSecret } from "../../../shared/oauth/secrets.ts";
+import { newSecret } from "../../../shared/secrets.ts";
 
 const redis = new Redis("redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
 afterAll(() => redis.disconnect());

@@ -4,7 +4,7 @@ import { buildApp } from "../../../api/app.ts";
 import { CONSOLE_ROUTES } from "../../../api/console/index.ts";
 import { createServices } from "../../../api/services.ts";
 import { loggerOptions } from "../../../shared/logger.ts";
-import { hashSecret } from "../../../shared/workspaces/api-keys.ts";
+import { hashSecret } from "../../../shared/secrets.ts";
 import {
   adminRequest,
   createWorkspace,

@@ -8,14 +8,13 @@ import {
   parseScope,
   registrableScope,
 } from "../../../shared/oauth/metadata.ts";
+import { s256Challenge, verifyPkce } from "../../../shared/oauth/pkce.ts";
 import {
   looksLikeAccessToken,
+  looksLikeApiKey,
   newSecret,
   REFRESH_TOKEN_PREFIX,
-  s256Challenge,
-  verifyPkce,
-} from "../../../shared/oauth/secrets.ts";
-import { looksLikeApiKey } from "../../../shared/workspaces/api-keys.ts";
+} from "../../../shared/secrets.ts";
 
 describe("PKCE S256 (RFC 7636)", () => {
   // RFC 7636 Appendix B.
