@@ -10,8 +10,9 @@
  * measured in the same run: the pool and the in-process analysis are timed with it and without it
  * (the baseline, `findContactEmail: false`), in alternating rounds so that load from other
  * processes falls on both alike. The parked-domain check's cost is measured the same way (baseline
- * `findParkedDomain: false`, the analysis before it existed), as cost per page. About 45 s with the
- * defaults.
+ * `findParkedDomain: false`, the analysis before it existed), as cost per page, and so is DESIGN's
+ * "Audit precision" (baseline `auditPrecision: false`: the placeholder wordings, third-person
+ * refusals, icons as word breaks and the French share left out). About 60 s with the defaults.
  */
 
 import { readdir, readFile } from "node:fs/promises";
@@ -48,8 +49,8 @@ const bodies = await Promise.all(
 const decodedPages = bodies.map((body) => decodeHtml(body, "text/html"));
 const corpusBytes = bodies.reduce((total, body) => total + body.byteLength, 0);
 
-/** What a baseline leaves out of the analysis: the contact email, or the parked-domain check. */
-type Baseline = "contact_email" | "parked_domain";
+/** What a baseline leaves out of the analysis: the contact email, the parked-domain check, or "Audit precision". */
+type Baseline = "contact_email" | "parked_domain" | "audit_precision";
 
 function taskInput(index: number, findContactEmail = true, without?: Baseline): AnalyzeInput {
   const body = bodies[index % bodies.length]!;
@@ -62,6 +63,7 @@ function taskInput(index: number, findContactEmail = true, without?: Baseline): 
     now: NOW,
     findContactEmail: findContactEmail && without !== "contact_email",
     findParkedDomain: without !== "parked_domain",
+    auditPrecision: without !== "audit_precision",
   };
 }
 
@@ -190,12 +192,12 @@ try {
   const withoutParking = (full: boolean) => (full ? undefined : ("parked_domain" as const));
   const parkingPool = await alternate(ROUNDS, (full) =>
     measurePool(poolSeconds / ROUNDS, (input) =>
-      pool.analyze({ ...input, findParkedDomain: withoutParking(full) === undefined }),
+      pool.analyze({ ...input, findParkedDomain: withoutParking(full) === undefined, auditPrecision: false }),
     ),
   );
   const parkingCpu = await alternate(ROUNDS, (full) =>
     measureInProcessCpu(singleThreadSeconds / ROUNDS, (index) =>
-      analyzeTask(taskInput(index, true, withoutParking(full))),
+      analyzeTask({ ...taskInput(index, true, withoutParking(full)), auditPrecision: false }),
     ),
   );
   const costMs = (pagesPerSecond: number) => (1000 / pagesPerSecond).toFixed(3);
@@ -210,6 +212,24 @@ try {
   );
   console.log(
     `  in process, CPU per page, before / after: ${costMs(parkingCpu.without)} / ${costMs(parkingCpu.with)} ms  (${costChange(parkingCpu)})`,
+  );
+
+  // DESIGN "Audit precision" (issue 29): "before" is the analysis as it read pages before it, "after"
+  // the analysis as it runs now; the per-page cost must stay within 5% of before.
+  const precisionPool = await alternate(ROUNDS, (full) =>
+    measurePool(poolSeconds / ROUNDS, (input) => pool.analyze({ ...input, auditPrecision: full })),
+  );
+  const precisionCpu = await alternate(ROUNDS, (full) =>
+    measureInProcessCpu(singleThreadSeconds / ROUNDS, (index) =>
+      analyzeTask(taskInput(index, true, full ? undefined : "audit_precision")),
+    ),
+  );
+  console.log(`audit precision, same run (best of ${ROUNDS} alternating rounds; cost per page):`);
+  console.log(
+    `  pool, per page, before / after:        ${costMs(precisionPool.without / threads)} / ${costMs(precisionPool.with / threads)} ms per thread  (${costChange(precisionPool)})`,
+  );
+  console.log(
+    `  in process, CPU per page, before / after: ${costMs(precisionCpu.without)} / ${costMs(precisionCpu.with)} ms  (${costChange(precisionCpu)})`,
   );
 } finally {
   await pool.close();

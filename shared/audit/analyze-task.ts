@@ -16,5 +16,6 @@ export default function analyzeTask(input: AnalyzeInput): AnalyzeOutput {
     now: new Date(input.now),
     findContactEmail: input.findContactEmail,
     findParkedDomain: input.findParkedDomain,
+    auditPrecision: input.auditPrecision,
   });
 }

@@ -68,6 +68,43 @@ export const FOR_SALE_WORDINGS: readonly RegExp[] = [
   /\bce (?:nom de )?domaine (?:a été|est) (?:réservé|enregistré|parqué)(?: (?:chez|par|via|auprès de)\b)?/iu,
 ];
 
+/**
+ * DESIGN "Audit precision": the shorter for-sale wordings a title or heading carries ("Domain for
+ * Sale. Buy It Now!", "Domaine à vendre"), and the placeholders registrars and hosting companies
+ * put on a domain with no site yet ("This domain is registered, but may still be available",
+ * "Default Web Site Page", "If you are the owner of this website, contact your hosting provider",
+ * "Félicitations ! Votre nom de domaine a bien été créé"). Read where FOR_SALE_WORDINGS are: in
+ * the title and headings, or anywhere on a page with little text. A hosting credit ("hébergé par",
+ * which French law puts on every site) is not among them: it says where a real site lives.
+ */
+export const PLACEHOLDER_WORDINGS: readonly RegExp[] = [
+  // For sale, said in a few words
+  /\b(?:premium )?domains?(?: names?)? (?:is |are )?for sale\b/i,
+  new RegExp(String.raw`\b${NAMED_DOMAIN}\b.{0,80}\bbuy (?:it |this domain |the domain )?now\b`, "iu"),
+  new RegExp(String.raw`\bbuy (?:it|this domain|the domain) now\b.{0,80}\b${NAMED_DOMAIN}`, "iu"),
+  /(?:^|[^\p{L}])(?:nom de )?domaine (?:(?:est )?(?:à|a) vendre|en vente)(?![\p{L}])/iu,
+  // Registrars
+  new RegExp(
+    String.raw`\b(?:this|the) domain(?: name)?(?: ${NAMED_DOMAIN})? (?:is|has been|was) (?:recently )?(?:registered|reserved)\b`,
+    "iu",
+  ),
+  new RegExp(String.raw`^${NAMED_DOMAIN} ?[-–—|:] ?registered (?:at|with|by|through|via)\b`, "iu"),
+  /\bthis domain (?:name )?(?:may|might) (?:still )?be available\b/i,
+  /\bfuture home of\b/i,
+  // Hosting companies and web servers
+  /\bdefault (?:web ?site|web ?server|server|domain|hosting|welcome|placeholder|index) page\b/i,
+  /\b(?:domain|web ?server'?s?|apache2?(?: [a-z]+)?) default page\b/i,
+  /\bif you are the (?:owner|webmaster|administrator) of this (?:web ?site|site|domain)\b/i,
+  /\bcontact your (?:web )?hosting (?:provider|company)\b/i,
+  /\bno (?:web ?site|site) (?:is )?configured at this (?:address|domain)\b/i,
+  /\b(?:this|the) (?:hosting )?account has been suspended\b/i,
+  /\bwelcome to nginx\b/i,
+  /\btest page for the (?:apache|nginx)\b/i,
+  /\bcongratulations[!,.]* (?:your|the) (?:new )?(?:domain|web ?site|site|hosting(?: account)?) (?:is|has been) (?:ready|registered|created|set up|activated)\b/iu,
+  /(?:^|[^\p{L}])félicitations[\s!,.]*votre (?:nom de )?(?:domaine|site|hébergement) (?:a bien été|a été|est) (?:bien )?(?:créé|enregistré|activé|réservé|installé)/iu,
+  /(?:^|[^\p{L}])(?:page|site) (?:par défaut|d'attente) (?:de|d'|du) (?:votre |l')?hébergeur/iu,
+];
+
 /** Below this many visible characters a page is a notice, not a site: its whole text is read. */
 export const NOTICE_PAGE_MAX_TEXT_CHARS = 1_500;
 
@@ -79,6 +116,8 @@ export interface ParkingInput {
   /** The visible text, line by line, and its length. */
   textLines: readonly string[];
   textLength: number;
+  /** false reads only FOR_SALE_WORDINGS, as before DESIGN "Audit precision" (the benchmark's baseline only). */
+  placeholders?: boolean;
 }
 
 /**
@@ -91,13 +130,14 @@ export function findParking(input: ParkingInput): string | null {
     const marker = parkingServiceIn(url);
     if (marker !== null) return `parking service ${marker}`;
   }
+  const placeholders = input.placeholders !== false;
   for (const headline of input.headlines) {
-    const wording = forSaleWordingIn(headline);
+    const wording = forSaleWordingIn(headline, placeholders);
     if (wording !== null) return `headline: ${wording}`;
   }
   if (input.textLength <= NOTICE_PAGE_MAX_TEXT_CHARS) {
     for (const line of input.textLines) {
-      const wording = forSaleWordingIn(line);
+      const wording = forSaleWordingIn(line, placeholders);
       if (wording !== null) return `text: ${wording}`;
     }
   }
@@ -123,13 +163,21 @@ function parkingServiceIn(url: string): string | null {
 
 /** Every wording above holds one of these: text without any is skipped at the cost of one scan. */
 const MAY_HOLD_A_WORDING = /domain|parked|for sale|vendre|en vente/i;
+const MAY_HOLD_A_PLACEHOLDER =
+  /domain|for sale|vendre|vente|future home|default|owner of this|administrator of this|webmaster of this|hosting|configured|suspended|nginx|apache|congratulations|félicitations|hébergeur/i;
 
-function forSaleWordingIn(text: string): string | null {
-  if (!MAY_HOLD_A_WORDING.test(text)) return null;
-  const collapsed = text.replace(/\s+/g, " ").replace(/[’‘]/g, "'");
-  for (const wording of FOR_SALE_WORDINGS) {
+function forSaleWordingIn(text: string, placeholders: boolean): string | null {
+  const forSale = MAY_HOLD_A_WORDING.test(text);
+  const placeholder = placeholders && MAY_HOLD_A_PLACEHOLDER.test(text);
+  if (!forSale && !placeholder) return null;
+  const collapsed = text.replace(/\s+/g, " ").replace(/[’‘]/g, "'").trim();
+  for (const wording of forSale ? FOR_SALE_WORDINGS : []) {
     const match = wording.exec(collapsed);
     if (match !== null) return match[0];
+  }
+  for (const wording of placeholder ? PLACEHOLDER_WORDINGS : []) {
+    const match = wording.exec(collapsed);
+    if (match !== null) return match[0].replace(/^[^\p{L}]/u, "");
   }
   return null;
 }

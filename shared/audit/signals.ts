@@ -27,6 +27,12 @@ export interface HomepageInput {
   findContactEmail?: boolean;
   /** false skips the parked-domain check (the benchmark's baseline only); default true. */
   findParkedDomain?: boolean;
+  /**
+   * false reads the page as before DESIGN "Audit precision" (no placeholder wordings, no
+   * third-person refusals, icons glued to the text beside them, French read by word count only):
+   * the benchmark's baseline only; default true.
+   */
+  auditPrecision?: boolean;
 }
 
 /** A year this many years before the current one (or older) is stale. */
@@ -42,7 +48,8 @@ const MAX_SNIPPET_CHARS = 200;
  */
 export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
   const findContactEmail = input.findContactEmail !== false;
-  const page = indexPage(input.html, findContactEmail);
+  const precise = input.auditPrecision !== false;
+  const page = indexPage(input.html, findContactEmail, precise);
   const currentYear = input.now.getUTCFullYear();
 
   const viewport = findViewport(page);
@@ -60,14 +67,14 @@ export function analyzeHomepage(input: HomepageInput): AnalyzeOutput {
   const staleContent = media.newestYear !== null && currentYear - media.newestYear >= STALE_AFTER_YEARS;
 
   const canada = canadianEvidence(input, page.textLines);
-  const frenchVersion = canada.by === null ? null : findFrenchVersion(page, input.url);
+  const frenchVersion = canada.by === null ? null : findFrenchVersion(page, input.url, precise);
 
   const contactEmail = findContactEmail
     ? chooseContactEmail(page.emailFindings, input.url)
     : { email: null, evidence: noEmailEvidence() };
 
-  const parkingMarker = input.findParkedDomain === false ? null : findParkedDomain(page);
-  const solicitationText = findSolicitationRefusal(page.textLines);
+  const parkingMarker = input.findParkedDomain === false ? null : findParkedDomain(page, precise);
+  const solicitationText = findSolicitationRefusal(page.textLines, precise);
 
   const signals: AuditSignals = {
     no_mobile_viewport: viewport === null,
@@ -258,7 +265,7 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function indexPage(html: string, findContactEmail: boolean): PageIndex {
+function indexPage(html: string, findContactEmail: boolean, iconsBreakWords: boolean): PageIndex {
   const page: PageIndex = {
     htmlElement: null,
     elements: [],
@@ -358,6 +365,16 @@ function indexPage(html: string, findContactEmail: boolean): PageIndex {
         context.link.imageAlts.push(node.attribs.alt);
       } else if (name === "br" && !context.invisible) {
         breakLine();
+      } else if (
+        iconsBreakWords &&
+        !context.invisible &&
+        (node.children.length === 0 || name === "svg" || name === "math") &&
+        name !== "wbr" &&
+        !BLOCK_ELEMENTS.has(name)
+      ) {
+        // An icon (an empty <i class="fa-envelope">, an image, an inline svg) sits between words:
+        // "USA<i …></i>info@acme.ca" reads "USA info@acme.ca" to a visitor, never "USAinfo@…".
+        currentLine += " ";
       }
       if (findContactEmail) {
         context = collectEmailFindings(
@@ -488,19 +505,21 @@ function elementsNamed(page: PageIndex, name: string): HtmlElement[] {
 // ---------------------------------------------------------------------------------------------
 // Parked domain
 
-const MAX_HEADLINES = 10;
+const MAX_HEADLINES = 12;
+/** Headings read for for-sale and placeholder wordings (before "Audit precision": h1 and h2 only). */
+const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
 /** The page's parking evidence (parking-markers.ts reads it), or null: one pass over the elements. */
-function findParkedDomain(page: PageIndex): string | null {
+function findParkedDomain(page: PageIndex, precise: boolean): string | null {
   const structuralUrls: string[] = [];
   const headlines: string[] = [];
   for (const element of page.elements) {
-    switch (element.name) {
-      case "title":
-      case "h1":
-      case "h2":
-        if (headlines.length < MAX_HEADLINES) headlines.push(DomUtils.textContent(element).slice(0, 300));
-        break;
+    const name = element.name;
+    if (name === "title" || (precise ? HEADINGS.has(name) : name === "h1" || name === "h2")) {
+      if (headlines.length < MAX_HEADLINES) headlines.push(DomUtils.textContent(element).slice(0, 300));
+      continue;
+    }
+    switch (name) {
       case "script":
       case "iframe":
       case "frame":
@@ -522,6 +541,7 @@ function findParkedDomain(page: PageIndex): string | null {
     headlines,
     textLines: page.textLines,
     textLength: page.textLength,
+    placeholders: precise,
   });
   return marker === null ? null : truncate(marker, MAX_SNIPPET_CHARS);
 }
@@ -988,18 +1008,31 @@ const ENGLISH_WORDS = new Set([
   "have",
 ]);
 const MIN_FRENCH_WORDS = 20;
+/**
+ * A page of few words (a name, an offer, hours, an address) holds few of the words above even when
+ * it is all French: there their share decides. French prose is about a quarter these words; a
+ * 62-word French homepage of names and numbers still about a sixth; an English page with a French
+ * name or phrase a few in a hundred.
+ */
+const MIN_FRENCH_SHARE = 0.1;
+const MIN_FRENCH_WORDS_BY_SHARE = 3;
 
 /** Whether the visible text is (mostly or substantially) French: a page in French is a French version. */
-function isFrenchText(textLines: readonly string[]): boolean {
+function isFrenchText(textLines: readonly string[], byShare: boolean): boolean {
   let french = 0;
   let english = 0;
+  let words = 0;
   for (const line of textLines) {
     for (const word of line.toLowerCase().match(/[\p{L}’']+/gu) ?? []) {
+      words++;
       if (FRENCH_WORDS.has(word)) french++;
       else if (ENGLISH_WORDS.has(word)) english++;
     }
   }
-  return french >= MIN_FRENCH_WORDS && french * 2 >= english;
+  if (french >= MIN_FRENCH_WORDS && french * 2 >= english) return true;
+  return (
+    byShare && french >= MIN_FRENCH_WORDS_BY_SHARE && french >= words * MIN_FRENCH_SHARE && french >= english
+  );
 }
 
 /**
@@ -1007,7 +1040,7 @@ function isFrenchText(textLines: readonly string[]): boolean {
  * content language, a link to a French URL, a link labelled Français / French / FR (by its text,
  * title or an image's alt), or page text in French. Null when nothing does.
  */
-function findFrenchVersion(page: PageIndex, pageUrl: string): string | null {
+function findFrenchVersion(page: PageIndex, pageUrl: string, precise: boolean): string | null {
   const htmlLanguage = (page.htmlElement?.attribs.lang ?? page.htmlElement?.attribs["xml:lang"])?.trim();
   if (htmlLanguage !== undefined && FRENCH_LANGUAGE_TAG.test(htmlLanguage))
     return `html lang=${htmlLanguage}`;
@@ -1045,5 +1078,5 @@ function findFrenchVersion(page: PageIndex, pageUrl: string): string | null {
       if (isFrenchLabel(alt)) return `image alt ${collapseWhitespace(alt)}`;
     }
   }
-  return isFrenchText(page.textLines) ? "page text in French" : null;
+  return isFrenchText(page.textLines, precise) ? "page text in French" : null;
 }

@@ -79,6 +79,30 @@ const FRENCH: readonly RegExp[] = [
   ),
 ];
 
+/**
+ * DESIGN "Audit precision": the refusal written in the third person, the business or "the company"
+ * as its subject ("Maple Plumbing does not accept solicitations by email", "L'entreprise n'accepte
+ * aucune sollicitation", "X ne répond pas aux sollicitations"). What is refused must be a
+ * solicitation, or messages named unsolicited or commercial: "does not accept cash" or "n'accepte
+ * pas les appels le dimanche" refuse nothing of the kind.
+ */
+const EN_REFUSED = `(?:${EN_KIND} ${EN_THING}|(?:${EN_KIND} )?(?:solicitations?|soliciting|solicitors))`;
+const FR_REFUSED = `(?:(?:sollicitations?|demarchages?|prospection)\\b|${FR_THING} ${FR_KIND})`;
+const FR_ARTICLE = "(?:les |la |le |de |d'|des |aux |a la |au |a )?";
+
+const THIRD_PERSON: readonly RegExp[] = [
+  new RegExp(
+    `\\b(?:does not|doesn't|do not|don't|will not|won't|cannot|can't|is not|isn't|are not|aren't) (?:accept(?:ing)?|want(?:ing)?|welcome|respond(?:ing)? to|reply(?:ing)? to|answer|entertain(?:ing)?) (?:any )?${EN_REFUSED}`,
+  ),
+  new RegExp(`\\bn'(?:accept|autoris)(?:e|ent|era|eront) (?:pas|aucune?|plus) ${FR_ARTICLE}${FR_REFUSED}`),
+  new RegExp(
+    `\\bne (?:souhaite|veut|desire|souhaitent|veulent|desirent) (?:pas|aucune?|plus) (?:recevoir )?${FR_ARTICLE}${FR_REFUSED}`,
+  ),
+  new RegExp(
+    `\\bne (?:repond\\w*|donne\\w* (?:pas |plus |jamais )?suite) (?:pas |plus |jamais )?(?:a aucune? )?${FR_ARTICLE}${FR_REFUSED}`,
+  ),
+];
+
 const MAX_LINE_CHARS = 2_000;
 const MAX_SNIPPET_CHARS = 200;
 
@@ -93,12 +117,20 @@ function normalise(line: string): string {
     .replace(/\s+/g, " ");
 }
 
-/** The first line of visible text that refuses unsolicited email or marketing, or null. */
-export function findSolicitationRefusal(textLines: readonly string[]): string | null {
+/**
+ * The first line of visible text that refuses unsolicited email or marketing, or null.
+ * `thirdPerson` false reads only the first-person and imperative forms, as before DESIGN "Audit
+ * precision" (the benchmark's baseline only).
+ */
+export function findSolicitationRefusal(textLines: readonly string[], thirdPerson = true): string | null {
   for (const line of textLines) {
     const text = normalise(line);
     if (!KEYWORDS.test(text)) continue;
-    if (ENGLISH.some((pattern) => pattern.test(text)) || FRENCH.some((pattern) => pattern.test(text))) {
+    if (
+      ENGLISH.some((pattern) => pattern.test(text)) ||
+      FRENCH.some((pattern) => pattern.test(text)) ||
+      (thirdPerson && THIRD_PERSON.some((pattern) => pattern.test(text)))
+    ) {
       return line.slice(0, MAX_SNIPPET_CHARS);
     }
   }

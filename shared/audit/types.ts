@@ -153,6 +153,8 @@ export interface AnalyzeInput {
   findContactEmail?: boolean;
   /** false skips the parked-domain check (the benchmark's baseline only); default true. */
   findParkedDomain?: boolean;
+  /** false reads the page as before DESIGN "Audit precision" (the benchmark's baseline only); default true. */
+  auditPrecision?: boolean;
 }
 
 export interface AnalyzeOutput {
