@@ -17,8 +17,8 @@ import legalRoutes from "./routes/legal.ts";
 import mcpRoutes from "./routes/mcp.ts";
 import oauthRoutes from "./routes/oauth.ts";
 import operationsRoutes from "./routes/operations.ts";
-import v1Routes from "./routes/v1/index.ts";
 import type { Services } from "./services.ts";
+import v1Routes from "./v1/index.ts";
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { creditsOperation } from "../../../shared/operations/credits.ts";
-import type { Services } from "../../services.ts";
+import { creditsOperation } from "../../shared/operations/credits.ts";
+import type { Services } from "../services.ts";
 import { operationRoute, performFor } from "./operation-route.ts";
 
 const creditsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

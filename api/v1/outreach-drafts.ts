@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { draftRequestSchema } from "../../../shared/drafting/schemas.ts";
-import { leadIdParams } from "../../../shared/leads/schemas.ts";
-import { draftOperation } from "../../../shared/operations/draft.ts";
-import type { Services } from "../../services.ts";
+import { draftRequestSchema } from "../../shared/drafting/schemas.ts";
+import { leadIdParams } from "../../shared/leads/schemas.ts";
+import { draftOperation } from "../../shared/operations/draft.ts";
+import type { Services } from "../services.ts";
 import { operationRoute, performFor } from "./operation-route.ts";
 
 const outreachDraftRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

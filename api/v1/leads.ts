@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { leadIdParams } from "../../../shared/leads/schemas.ts";
-import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
-import { listLeadsOperation } from "../../../shared/operations/list-leads.ts";
-import type { Services } from "../../services.ts";
+import { leadIdParams } from "../../shared/leads/schemas.ts";
+import { getLeadOperation } from "../../shared/operations/get-lead.ts";
+import { listLeadsOperation } from "../../shared/operations/list-leads.ts";
+import type { Services } from "../services.ts";
 import { operationRoute, performFor } from "./operation-route.ts";
 
 const leadsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

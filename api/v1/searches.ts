@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { searchOperation } from "../../../shared/operations/search.ts";
-import type { Services } from "../../services.ts";
+import { searchOperation } from "../../shared/operations/search.ts";
+import type { Services } from "../services.ts";
 import { operationRoute, performFor } from "./operation-route.ts";
 
 const searchesRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

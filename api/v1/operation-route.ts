@@ -1,9 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { type Caller, type Operation, perform } from "../../../shared/operations/operation.ts";
-import { principalOf } from "../../plugins/authentication.ts";
-import { commonV1Errors, errorResponses, v1Security } from "../../schemas.ts";
-import type { Services } from "../../services.ts";
+import { type Caller, type Operation, perform } from "../../shared/operations/operation.ts";
+import { principalOf } from "../plugins/authentication.ts";
+import { commonV1Errors, errorResponses, v1Security } from "../schemas.ts";
+import type { Services } from "../services.ts";
 
 /** What a /v1 route adds to its operation: where its input sits in the HTTP request, and its docs. */
 interface RouteDocs {

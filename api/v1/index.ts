@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { Services } from "../../services.ts";
+import type { Services } from "../services.ts";
 import creditsRoutes from "./credits.ts";
 import leadsRoutes from "./leads.ts";
 import outreachDraftRoutes from "./outreach-drafts.ts";
