@@ -4,8 +4,8 @@ import { bearerTokenOf } from "../../shared/auth.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { DEFAULT_SCOPE, oauthEndpoints } from "../../shared/oauth/metadata.ts";
 import { principalOfAccessToken, verifyAccessToken } from "../../shared/oauth/tokens.ts";
-import { createLeadMcpServer } from "../mcp/lead-tools.ts";
 import type { Services } from "../services.ts";
+import { createLeadMcpServer } from "./lead-tools.ts";
 
 /**
  * `/mcp`: the MCP Streamable HTTP endpoint (stateless: one MCP server per POST, JSON responses),
