@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fas
 import consoleRoutes from "./console/index.ts";
 import { CONSOLE_PREFIX, hideLinkToken } from "./console/paths.ts";
 import mcpRoutes from "./mcp/index.ts";
+import oauthRoutes from "./oauth/index.ts";
 import { adminGuard } from "./plugins/admin-guard.ts";
 import authentication from "./plugins/authentication.ts";
 import crossOrigin, { refuseUnmatchedRoute } from "./plugins/cross-origin.ts";
@@ -15,7 +16,6 @@ import { requestIdFor } from "./request-id.ts";
 import adminRoutes from "./routes/admin/index.ts";
 import docsRoutes from "./routes/docs.ts";
 import legalRoutes from "./routes/legal.ts";
-import oauthRoutes from "./routes/oauth.ts";
 import operationsRoutes from "./routes/operations.ts";
 import type { Services } from "./services.ts";
 import v1Routes from "./v1/index.ts";

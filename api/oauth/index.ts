@@ -25,14 +25,14 @@ import { looksLikeSecret, newSecret } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
+import { toApiError } from "../plugins/errors.ts";
 import {
   CONSENT_FORM,
   consentContext,
   consentErrorPage,
   consentPage,
   pageSecurityHeaders,
-} from "../oauth/consent-page.ts";
-import { toApiError } from "../plugins/errors.ts";
+} from "./consent-page.ts";
 
 export interface OAuthRoutesOptions {
   db: Db;
