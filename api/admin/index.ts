@@ -1,30 +1,30 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
-import { cancelInvite, createInvite } from "../../../shared/accounts/invites.ts";
-import { createPasswordReset } from "../../../shared/accounts/password-resets.ts";
-import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../../shared/credits/ledger.ts";
-import type { Workspace } from "../../../shared/db/schema.ts";
-import { ApiError } from "../../../shared/errors.ts";
-import { accountMail } from "../../../shared/mail/account-mail.ts";
-import { MailNotSentError } from "../../../shared/mail/mailer.ts";
-import { suppressionRequestSchema, suppressionSchema } from "../../../shared/suppressions/schemas.ts";
+import { listActiveMembers } from "../../shared/accounts/accounts.ts";
+import { cancelInvite, createInvite } from "../../shared/accounts/invites.ts";
+import { createPasswordReset } from "../../shared/accounts/password-resets.ts";
+import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../shared/credits/ledger.ts";
+import type { Workspace } from "../../shared/db/schema.ts";
+import { ApiError } from "../../shared/errors.ts";
+import { accountMail } from "../../shared/mail/account-mail.ts";
+import { MailNotSentError } from "../../shared/mail/mailer.ts";
+import { suppressionRequestSchema, suppressionSchema } from "../../shared/suppressions/schemas.ts";
 import {
   addSuppression,
   listSuppressions,
   removeSuppression,
   type SuppressionEntry,
-} from "../../../shared/suppressions/suppressions.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
-import { addMember, removeMember } from "../../../shared/workspaces/members.ts";
+} from "../../shared/suppressions/suppressions.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../shared/workspaces/api-keys.ts";
+import { addMember, removeMember } from "../../shared/workspaces/members.ts";
 import {
   createWorkspace,
   listWorkspaces,
   requireWorkspace,
   updateWorkspaceSettings,
-} from "../../../shared/workspaces/workspaces.ts";
-import { inviteUrl, passwordResetUrl } from "../../console/paths.ts";
-import type { Services } from "../../services.ts";
+} from "../../shared/workspaces/workspaces.ts";
+import { inviteUrl, passwordResetUrl } from "../console/paths.ts";
+import type { Services } from "../services.ts";
 
 const language = z.enum(["en", "fr"]);
 const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });

@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { ApiError } from "../../shared/errors.ts";
 import { type AddressLimiter, addressLimited, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
 import { hashSecret, safeEqual } from "../../shared/secrets.ts";
-import { routedPath } from "./cross-origin.ts";
+import { routedPath } from "../plugins/cross-origin.ts";
 
 const isAdminPath = (path: string) => /^\/+admin(\/|$)/i.test(path);
 
