@@ -4,6 +4,8 @@ import { adminGuard } from "./admin/guard.ts";
 import adminRoutes from "./admin/index.ts";
 import consoleRoutes from "./console/index.ts";
 import { CONSOLE_PREFIX, hideLinkToken } from "./console/paths.ts";
+import docsRoutes from "./docs/index.ts";
+import healthRoutes from "./health/index.ts";
 import mcpRoutes from "./mcp/index.ts";
 import oauthRoutes from "./oauth/index.ts";
 import authentication from "./plugins/authentication.ts";
@@ -14,9 +16,7 @@ import metrics from "./plugins/metrics.ts";
 import openApi, { refuseUnknownQueryParameters } from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
-import docsRoutes from "./routes/docs.ts";
 import legalRoutes from "./routes/legal.ts";
-import operationsRoutes from "./routes/operations.ts";
 import type { Services } from "./services.ts";
 import v1Routes from "./v1/index.ts";
 
@@ -76,7 +76,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   });
 
   await app.register(docsRoutes, { rateLimits: config.rateLimits, costLimits: config.costLimits });
-  await app.register(operationsRoutes, { metrics: services.metrics, db: services.db, redis: services.redis });
+  await app.register(healthRoutes, { metrics: services.metrics, db: services.db, redis: services.redis });
   await app.register(v1Routes, { prefix: "/v1", services });
   await app.register(oauthRoutes, {
     db: services.db,

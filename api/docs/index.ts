@@ -5,7 +5,7 @@ import type { CostLimits } from "../../shared/cost-guard.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
 import { errorResponses, publicRouteErrors } from "../schemas.ts";
 
-const referencePath = new URL("../docs/reference.md", import.meta.url);
+const referencePath = new URL("./reference.md", import.meta.url);
 
 /** The markdown reference, with the rate and cost limits in force filled in. */
 export async function renderReference(

@@ -5,7 +5,7 @@ import type { Db } from "../../shared/db/database.ts";
 import { ApiError } from "../../shared/errors.ts";
 import type { Metrics } from "../../shared/metrics.ts";
 
-export interface OperationsOptions {
+export interface HealthRoutesOptions {
   metrics: Metrics;
   db: Db;
   redis: Redis | undefined;
@@ -30,10 +30,11 @@ async function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
 }
 
 /**
- * For operators and load balancers, outside /v1: no authentication, no rate limit, not in the
- * OpenAPI document. `/metrics` is Prometheus text; expose it to the scraper only (network policy).
+ * Health (`/healthz`, `/readyz`) and `/metrics`, for operators and load balancers, outside /v1:
+ * no authentication, no rate limit, not in the OpenAPI document. `/metrics` is Prometheus text;
+ * expose it to the scraper only (network policy).
  */
-const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (app, { metrics, db, redis }) => {
+const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { metrics, db, redis }) => {
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
     const text = await metrics.scrape();
     return reply.type(metrics.contentType).send(text);
@@ -73,4 +74,4 @@ const operationsRoutes: FastifyPluginAsync<OperationsOptions> = async (app, { me
   });
 };
 
-export default operationsRoutes;
+export default healthRoutes;
