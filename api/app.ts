@@ -6,6 +6,7 @@ import consoleRoutes from "./console/index.ts";
 import { CONSOLE_PREFIX, hideLinkToken } from "./console/paths.ts";
 import docsRoutes from "./docs/index.ts";
 import healthRoutes from "./health/index.ts";
+import legalRoutes from "./legal/index.ts";
 import mcpRoutes from "./mcp/index.ts";
 import oauthRoutes from "./oauth/index.ts";
 import authentication from "./plugins/authentication.ts";
@@ -16,7 +17,6 @@ import metrics from "./plugins/metrics.ts";
 import openApi, { refuseUnknownQueryParameters } from "./plugins/openapi.ts";
 import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
-import legalRoutes from "./routes/legal.ts";
 import type { Services } from "./services.ts";
 import v1Routes from "./v1/index.ts";
 

@@ -1,4 +1,4 @@
-import { PRIVACY_PATH, TERMS_PATH } from "../legal/paths.ts";
+import { PRIVACY_PATH, TERMS_PATH } from "../../shared/legal-pages.ts";
 import { SCRIPT_PATH, STYLESHEET_PATH } from "./assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 import type { MessageKey, Translator } from "./i18n.ts";

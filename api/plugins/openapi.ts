@@ -5,7 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
 import { type ErrorCode, errorStatus } from "../../shared/errors.ts";
-import { TERMS_PATH } from "../legal/paths.ts";
+import { TERMS_PATH } from "../../shared/legal-pages.ts";
 import { CLIENT_REQUEST_ID_MAX_LENGTH, CLIENT_REQUEST_ID_PATTERN } from "../request-id.ts";
 import { declaredErrorCodes, errorResponses, publicRouteErrors } from "../schemas.ts";
 

@@ -1,3 +1,4 @@
+import { PRIVACY_PATH, TERMS_PATH } from "../legal-pages.ts";
 import { OAuthError } from "./errors.ts";
 
 /**
@@ -66,8 +67,8 @@ export function authorizationServerMetadata(publicUrl: string) {
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/v1/docs`,
-    op_policy_uri: `${publicUrl}/privacy`,
-    op_tos_uri: `${publicUrl}/terms`,
+    op_policy_uri: `${publicUrl}${PRIVACY_PATH}`,
+    op_tos_uri: `${publicUrl}${TERMS_PATH}`,
   };
 }
 

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ConfigError } from "../../shared/config.ts";
+import { PRIVACY_PATH, TERMS_PATH } from "../../shared/legal-pages.ts";
 import { SafeHtml } from "../console/html.ts";
 import { languageFromHeader, translator } from "../console/i18n.ts";
 import { layout, PAGE_HEADERS } from "../console/layout.ts";
-import { defaultPrivacyPolicy, defaultTermsOfService } from "../legal/default-pages.ts";
-import { PRIVACY_PATH, TERMS_PATH } from "../legal/paths.ts";
+import { defaultPrivacyPolicy, defaultTermsOfService } from "./default-pages.ts";
 
 export interface LegalPagesOptions {
   /** An HTML fragment of the operator's own (the page's body), read once at start. */
