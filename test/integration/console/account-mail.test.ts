@@ -510,7 +510,7 @@ describe("without mail", () => {
       const { stdout } = await promisify(execFile)(
         nodeBinary(),
         [
-          fileURLToPath(new URL("../../../api/admin-cli.ts", import.meta.url)),
+          fileURLToPath(new URL("../../../cli/admin.ts", import.meta.url)),
           "accounts",
           "reset-link",
           "--email",

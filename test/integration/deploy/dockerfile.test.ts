@@ -149,6 +149,7 @@ describe("the build context (.dockerignore)", () => {
       "package-lock.json",
       "api/server.ts",
       "api/docs/reference.md",
+      "cli/admin.ts",
       "workers/audit-worker.ts",
       "shared/db/migrate-cli.ts",
       "fixtures/places.example.json",

@@ -23,7 +23,7 @@ function admin(args: string[], env: Record<string, string> = {}): Promise<CliRun
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["api/admin-cli.ts", ...args],
+      ["cli/admin.ts", ...args],
       { env: { PATH: process.env.PATH ?? "", ADMIN_TOKEN, PORT: port, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;

@@ -27,7 +27,7 @@ function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["api/admin-cli.ts", ...args],
+      ["cli/admin.ts", ...args],
       { env: { PATH: process.env.PATH ?? "", ADMIN_TOKEN, API_URL: t.baseUrl }, timeout: 30_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
