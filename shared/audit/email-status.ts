@@ -1,13 +1,13 @@
 import freeMailList from "email-providers/all.json" with { type: "json" };
 import { isValid as acceptedByDisposableList } from "mailchecker";
-import { getDomain } from "tldts";
+import { getDomain, parse as parseHost } from "tldts";
 import type { EmailStatus } from "./types.ts";
 
 /**
  * Whether a contact address can receive mail, from DNS alone: no SMTP conversation is ever
  * opened with the business's mail server (a probe is intrusive, often blocked, and says little).
  *
- * - undeliverable: the domain does not exist (NXDOMAIN), publishes a null MX (RFC 7505: "this
+ * - undeliverable: the domain is not a public one (`isPublicMailDomain`: never looked up), does not exist (NXDOMAIN), publishes a null MX (RFC 7505: "this
  *   domain accepts no mail"), has neither MX nor address records, or is a disposable-mail domain
  *   (the maintained list of `mailchecker`, which sign-ups use too);
  * - deliverable: an MX record, or an implicit MX (no MX, but A or AAAA records: RFC 5321 §5.1)
@@ -79,6 +79,30 @@ async function lookupDomain(queries: MailDnsQueries, domain: string): Promise<Do
   return failures.length > 0 && failures.every(isNoDomain) ? "no_domain" : "no_mail";
 }
 
+/**
+ * Public suffixes of special-use names (RFC 6761, 7686, 8375: `.arpa` and `home.arpa`, `.onion`)
+ * that the public suffix list nonetheless lists under ICANN.
+ */
+const SPECIAL_USE_SUFFIX = /(?:^|\.)(?:arpa|onion)$/;
+
+/**
+ * Whether a mail domain is one the public internet can resolve: a name under an ICANN public
+ * suffix, not an IP literal, not a special-use or reserved name (`.arpa`, `.onion`, `.local`,
+ * `.test`, `.internal`, single labels...). Anything else is never looked up: a hostile page
+ * would otherwise choose what this service asks its resolvers (`printer.home.arpa`) and read the
+ * answer back in `email_status`.
+ */
+export function isPublicMailDomain(domain: string): boolean {
+  const parsed = parseHost(domain, { allowPrivateDomains: false });
+  return (
+    parsed.isIcann === true &&
+    parsed.isIp !== true &&
+    parsed.domain !== null &&
+    parsed.hostname === domain &&
+    !SPECIAL_USE_SUFFIX.test(parsed.publicSuffix ?? "")
+  );
+}
+
 function registrableDomain(host: string): string | null {
   return getDomain(host, { allowPrivateDomains: true });
 }
@@ -128,6 +152,8 @@ export function createEmailStatusCheck(options: EmailStatusOptions): EmailStatus
     const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
     // The same maintained list sign-ups are checked against (it answers for the whole address).
     if (!acceptedByDisposableList(`postmaster@${domain}`)) return "undeliverable";
+    // No mail from the internet reaches a name the internet cannot resolve: nothing is asked.
+    if (!isPublicMailDomain(domain)) return "undeliverable";
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"dns_failure">((resolve) => {
       timer = setTimeout(() => resolve("dns_failure"), timeoutMs);

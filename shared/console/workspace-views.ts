@@ -219,15 +219,21 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
- * RFC 4180 field, safe in spreadsheets whatever their separator: a leading =, +, -, @, tab or CR
- * gets an apostrophe so it is never run as a formula, and a cell holding a comma, a semicolon (the
- * separator of French and other locales), a quote or a line break is quoted, so no part of it can
- * become a cell of its own.
+ * What a spreadsheet may run as a formula: =, +, -, @, tab or CR at the start of a cell, or right
+ * after anything a reader may split cells or rows on (`,`, `;`, a line break) or a quote it may
+ * take for a field's start. A reader that ignores the quoting (French Excel splits on `;`)
+ * would otherwise turn `Acme;=1+1;` into a live `=1+1` cell.
  */
-function csvField(value: unknown): string {
+const FORMULA_START = /(?<=^|[,;\r\n"])(?=[=+\-@\t\r])/g;
+
+/**
+ * RFC 4180 field, safe in spreadsheets whatever their separator: every place a cell may start
+ * with a formula character (see FORMULA_START) gets an apostrophe before it, and a cell holding
+ * a comma, a semicolon, a quote or a line break is quoted.
+ */
+export function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
-  let text = value instanceof Date ? value.toISOString() : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  const text = (value instanceof Date ? value.toISOString() : String(value)).replace(FORMULA_START, "'");
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -1,3 +1,4 @@
+import { getDomain } from "tldts";
 import { z } from "zod";
 
 /**
@@ -5,7 +6,21 @@ import { z } from "zod";
  * console's add form and CSV import (the same rules for an entry, whichever door adds it).
  */
 
-/** A domain as typed: `acme.ca`, `@acme.ca`, `*.acme.ca`, `https://www.acme.ca/contact` all mean acme.ca (or its www). */
+/**
+ * The domain an entry stands for: the registrable domain of what was typed (the public suffix
+ * list's, its private part included, so `acme.wixsite.com` stays itself), so that
+ * `https://www.acme.ca/contact` or `mail.acme.ca` covers the whole business, acme.ca, its website
+ * and its addresses alike. A name outside the list (`intranet.test`) keeps its own name, without
+ * a leading `www.`.
+ */
+export function registrableDomainOf(host: string): string {
+  return getDomain(host, { allowPrivateDomains: true }) ?? host.replace(/^(?:www\.)+/, "");
+}
+
+/**
+ * A domain as typed: `acme.ca`, `@acme.ca`, `*.acme.ca`, `www.acme.ca`,
+ * `https://www.acme.ca/contact` all mean acme.ca (see registrableDomainOf).
+ */
 export const suppressionDomainSchema = z
   .string()
   .trim()
@@ -25,7 +40,8 @@ export const suppressionDomainSchema = z
       .regex(
         /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/,
         "must be a domain name such as acme.ca",
-      ),
+      )
+      .transform(registrableDomainOf),
   );
 
 export const suppressionEmailSchema = z
@@ -42,18 +58,30 @@ export const suppressionPlaceIdSchema = z
 
 const reasonSchema = z.string().trim().max(500).optional();
 
-/** One of email, domain or place_id, with an optional reason. */
-export const suppressionRequestSchema = z
-  .strictObject({
-    email: suppressionEmailSchema.optional(),
-    domain: suppressionDomainSchema.optional(),
-    place_id: suppressionPlaceIdSchema.optional(),
-    reason: reasonSchema,
-  })
-  .refine(
-    (body) => [body.email, body.domain, body.place_id].filter((value) => value !== undefined).length === 1,
-    "give exactly one of email, domain or place_id",
-  );
+/**
+ * One of email, domain or place_id, with an optional reason. An `email` with no local part
+ * (`@acme.ca`) is the domain it names, as everywhere else.
+ */
+export const suppressionRequestSchema = z.preprocess(
+  (body) => {
+    if (typeof body !== "object" || body === null || !("email" in body)) return body;
+    const { email, ...rest } = body as Record<string, unknown>;
+    return typeof email === "string" && email.trim().startsWith("@") && !("domain" in rest)
+      ? { ...rest, domain: email }
+      : body;
+  },
+  z
+    .strictObject({
+      email: suppressionEmailSchema.optional(),
+      domain: suppressionDomainSchema.optional(),
+      place_id: suppressionPlaceIdSchema.optional(),
+      reason: reasonSchema,
+    })
+    .refine(
+      (body) => [body.email, body.domain, body.place_id].filter((value) => value !== undefined).length === 1,
+      "give exactly one of email, domain or place_id",
+    ),
+);
 
 export type SuppressionRequest = z.infer<typeof suppressionRequestSchema>;
 
@@ -68,14 +96,19 @@ export const suppressionSchema = z.object({
   created_at: z.iso.datetime(),
 });
 
-/** A typed entry's kind from its shape: an address has an @, a domain a dot; anything else is a place id. */
+/**
+ * A typed entry's kind from its shape: `@acme.ca` is a domain, any other text with an @ an
+ * address, a domain has a dot; anything else is a place id.
+ */
 export function suppressionRequestOf(value: string, reason?: string): SuppressionRequest | null {
   const text = value.trim().replace(/^"|"$/g, "");
-  const kind = text.includes("@")
-    ? "email"
-    : /^[^\s/]+\.[^\s/.]+/.test(text) || /:\/\//.test(text)
-      ? "domain"
-      : "place_id";
+  const kind = text.startsWith("@")
+    ? "domain"
+    : text.includes("@")
+      ? "email"
+      : /^[^\s/]+\.[^\s/.]+/.test(text) || /:\/\//.test(text)
+        ? "domain"
+        : "place_id";
   const parsed = suppressionRequestSchema.safeParse({
     [kind]: text,
     ...(reason === undefined || reason.trim() === "" ? {} : { reason: reason.trim().slice(0, 500) }),

@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 import type { SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import type { SuppressionRequest } from "./schemas.ts";
+import { registrableDomainOf, type SuppressionRequest } from "./schemas.ts";
 
 /**
  * The `suppressions` table: per workspace, the email addresses, domains and places that must not
@@ -140,7 +140,12 @@ export function suppressionListOf(
     domain: new Set(),
     place: new Set(),
   };
-  for (const entry of entries) sets[entry.kind].add(entry.value.toLowerCase());
+  for (const entry of entries) {
+    const value = entry.value.toLowerCase();
+    // A domain entry stored before entries were reduced to their registrable domain (`www.acme.ca`)
+    // covers what a new one would.
+    sets[entry.kind].add(entry.kind === "domain" ? registrableDomainOf(value) : value);
+  }
 
   /** The host or one of its parent domains is listed. */
   const coversHost = (host: string): boolean => {

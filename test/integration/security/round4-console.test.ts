@@ -1,14 +1,16 @@
 /**
  * The console and query findings of the round-4 outside review (issue 31), each over real HTTP
  * against the listening app: a console action answers once (item 10), integers are decimal digits
- * only (item 11).
+ * only (item 11), the CSV export is safe split on `,` or `;` (item 3).
  */
+import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { signedUpMember } from "../../support/console.ts";
 import { HttpConsoleBrowser } from "../../support/http-console.ts";
 import { type CapturedLogs, captureLogs } from "../../support/log-capture.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
+import { seedLeads } from "../../support/seed.ts";
 
 let t: HttpTestApp;
 let logs: CapturedLogs;
@@ -76,5 +78,69 @@ describe("item 11: integers in query strings and forms are decimal digits only",
       expect(answer.status, `max_results=${JSON.stringify(maxResults)}`).toBe(400);
       expect(answer.body).toContain("max_results");
     }
+  });
+});
+
+describe("item 3: the CSV export is safe in every locale", () => {
+  const hostile = [
+    "Acme;=1+1;",
+    "Acme,=1+1,",
+    "Plomberie; +33 1 23;-2+3;@SUM(A1)",
+    "Tab;\t=1",
+    'Quoted;"=1+1";',
+    "Lines\n=1+1\r\n-2\r\r=3",
+  ];
+
+  it("no cell of the export, parsed as RFC 4180 with `,` or with `;`, starts with = + - @ tab or CR", async () => {
+    const leadIds = await seedLeads(
+      t.database.db,
+      workspace.workspaceId,
+      hostile.map((name, index) => ({
+        place_id: `csv-hostile-${index}`,
+        name,
+        category: "=HYPERLINK(1);-1",
+      })),
+    );
+    // The draft columns too: a subject and a body written by a model from a hostile page.
+    for (const [index, leadId] of leadIds.entries()) {
+      await t.database.db
+        .insertInto("drafts")
+        .values({
+          workspace_id: workspace.workspaceId,
+          lead_id: leadId,
+          locale: "en",
+          generator: "test",
+          subject: `Hello;=cmd|' /C calc'!A0;${index}`,
+          body: `Hi,\n- a bullet\n=1+1\n+1;-1,@x\r\n\t=tab`,
+          facts_used: JSON.stringify([]),
+        })
+        .execute();
+    }
+    const exported = await member.get(`/app/w/${workspace.workspaceId}/leads.csv`);
+    expect(exported.status).toBe(200);
+    for (const delimiter of [",", ";"]) {
+      const cells = (
+        parse(exported.body, {
+          delimiter,
+          relax_quotes: true,
+          relax_column_count: true,
+          skip_records_with_error: true,
+        }) as string[][]
+      ).flat();
+      expect(cells.length, delimiter).toBeGreaterThan(hostile.length * 3);
+      const live = cells.filter((cell) => /^[=+\-@\t\r]/.test(cell));
+      expect(live, `cells split on ${delimiter}`).toEqual([]);
+      // The same on the raw text, for a reader that splits on the character without any quoting rule.
+      const rawCells = exported.body.split(/\r\n|\n|\r/).flatMap((line) => line.split(delimiter));
+      expect(
+        rawCells.filter((cell) => /^"?[=+\-@\t]/.test(cell)),
+        `raw split on ${delimiter}`,
+      ).toEqual([]);
+    }
+    // The export is still one row per lead with its values intact (after the apostrophes).
+    const rows = parse(exported.body, { columns: true }) as Record<string, string>[];
+    expect(rows.map((row) => row.name).sort()).toEqual(
+      hostile.map((name) => name.replace(/(?<=^|[,;\r\n"])(?=[=+\-@\t\r])/g, "'")).sort(),
+    );
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   parseSuppressionCsv,
   suppressionDomainSchema,
+  suppressionRequestOf,
   suppressionRequestSchema,
 } from "../../../shared/suppressions/schemas.ts";
 import { suppressionListOf } from "../../../shared/suppressions/suppressions.ts";
@@ -49,7 +50,12 @@ describe("suppression entries as typed", () => {
     ["acme.ca", "acme.ca"],
     ["@Acme.CA", "acme.ca"],
     ["*.acme.ca", "acme.ca"],
-    ["https://www.acme.ca/contact?x=1", "www.acme.ca"],
+    ["https://www.acme.ca/contact?x=1", "acme.ca"],
+    ["www.acme.ca", "acme.ca"],
+    ["mail.acme.ca", "acme.ca"],
+    ["shop.acme.co.uk", "acme.co.uk"],
+    ["acme.wixsite.com", "acme.wixsite.com"],
+    ["www.intranet.test", "intranet.test"],
     ["acme.ca.", "acme.ca"],
   ])("domain %s -> %s", (typed, stored) => {
     expect(suppressionDomainSchema.parse(typed)).toBe(stored);
@@ -66,6 +72,18 @@ describe("suppression entries as typed", () => {
     });
     expect(suppressionRequestSchema.safeParse({}).success).toBe(false);
     expect(suppressionRequestSchema.safeParse({ email: "a@b.ca", place_id: "p" }).success).toBe(false);
+  });
+
+  it("`@acme.ca` is the domain acme.ca whichever field or form it comes in", () => {
+    expect(suppressionRequestSchema.parse({ email: "@Acme.ca" })).toEqual({ domain: "acme.ca" });
+    expect(suppressionRequestSchema.parse({ domain: "@www.acme.ca" })).toEqual({ domain: "acme.ca" });
+    expect(suppressionRequestOf("@acme.ca")).toEqual({ domain: "acme.ca" });
+  });
+
+  it("an entry kept from before as www.acme.ca covers acme.ca, its website and its addresses", () => {
+    const list = suppressionListOf([{ kind: "domain", value: "www.acme.ca" }]);
+    expect(list.coversEmail("info@acme.ca")).toBe(true);
+    expect(list.matches(subject({ website: "https://acme.ca/" }))).toBe(true);
   });
 });
 
@@ -85,7 +103,7 @@ describe("a pasted CSV of entries", () => {
       requests: [
         { email: "owner@maple.ca", reason: "asked by phone" },
         { domain: "blocked.ca" },
-        { domain: "www.other.ca", reason: "bounced" },
+        { domain: "other.ca", reason: "bounced" },
         { place_id: "ChIJN1t_tDeuEmsRUsoyG83frY4", reason: 'said "no thanks"' },
       ],
       refused: 2,
