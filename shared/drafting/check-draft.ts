@@ -20,7 +20,7 @@
  * - the workspace's offer is missing.
  */
 import { franc } from "franc-min";
-import { closingLines, frameFor, offerSentence } from "./email-frame.ts";
+import { askSentence, closingLines, frameFor, introSentence, offerSentence } from "./email-frame.ts";
 import { factsForDraft, MAX_FACTS_PER_DRAFT } from "./facts.ts";
 import {
   type Draft,
@@ -30,6 +30,7 @@ import {
   signatureLines,
   singleLine,
 } from "./generator.ts";
+import { findUnstatedClaims } from "./stated-facts.ts";
 
 /** The number the service's own ask states ("a 15-minute call"), in both languages. */
 const ASK_NUMBERS = ["15"];
@@ -165,17 +166,37 @@ export function findDraftProblems(draft: Draft, request: DraftRequest): string[]
   }
   if (draft.facts_used.some((key) => !given.includes(key)))
     problems.push("facts_used names a fact that was not given");
+  // facts_used is exactly what the body states: each claimed fact recognisable in the middle (the
+  // service's own sentences taken out: its ask may say "phone call", its opening "your website").
+  const middle = middleOf(draft, request);
+  const unstated = findUnstatedClaims(middle, draft.facts_used, factsForDraft(request.facts), request.locale);
+  if (unstated !== null && draft.facts_used.length > 0) problems.push(unstated);
 
   const [signature, notice] = closingLines(request);
   if (!draft.body.endsWith(`\n\n${signature}\n\n${notice}`))
     problems.push(...describeBadEnd(draft.body, request));
-  const offer = offerSentence(request.sender, request.locale);
+  const offer = offerSentence(request);
   if (offer !== null && !draft.body.includes(offer)) problems.push("it does not carry the offer");
 
   // The signature block, the notice and the offer are the service's or the workspace's own text.
   const ownText = offer === null ? [signature, notice] : [signature, notice, offer];
   problems.push(...findTextProblems(`${draft.subject}\n${removeAll(draft.body, ownText)}`, request));
   return problems;
+}
+
+/** The body without the service's and the workspace's own sentences: what states the facts. */
+export function middleOf(draft: Draft, request: DraftRequest): string {
+  const [signature, notice] = closingLines(request);
+  const offer = offerSentence(request);
+  const own = [
+    frameFor(request.locale).greeting,
+    introSentence(request, draft.facts_used[0]),
+    askSentence(request),
+    signature,
+    notice,
+    ...(offer === null ? [] : [offer]),
+  ];
+  return removeAll(draft.body, own);
 }
 
 /** Which part of the required end is missing or altered (at least one reason). */

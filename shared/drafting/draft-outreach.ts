@@ -11,6 +11,7 @@ import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { findDraftProblems } from "./check-draft.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
+import { townOf } from "./town.ts";
 
 export interface DraftOutreachDeps {
   db: Db;
@@ -125,10 +126,12 @@ function findLeadToDraft(db: Db, workspaceId: string, leadId: string) {
     .innerJoin("workspaces", "workspaces.id", "leads.workspace_id")
     .select([
       "leads.id",
+      "leads.added_at",
       "places.place_id",
       "places.name",
       "places.category",
       "places.website",
+      "places.address",
       "places.country",
       "places.user_rating_count",
       "workspaces.language",
@@ -140,6 +143,25 @@ function findLeadToDraft(db: Db, workspaceId: string, leadId: string) {
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.id", "=", leadId)
     .executeTakeFirst();
+}
+
+/**
+ * The lead's rank among its workspace's leads (oldest first): the leads one search saved have
+ * consecutive ranks, so their drafts take different wordings (variety.ts).
+ */
+async function leadRank(db: Db, workspaceId: string, lead: { id: string; added_at: Date }): Promise<number> {
+  const row = await db
+    .selectFrom("leads")
+    .select((eb) => eb.fn.countAll<string | number>().as("earlier"))
+    .where("workspace_id", "=", workspaceId)
+    .where((eb) =>
+      eb.or([
+        eb("added_at", "<", lead.added_at),
+        eb.and([eb("added_at", "=", lead.added_at), eb("id", "<", lead.id)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(row?.earlier ?? 0);
 }
 
 type LeadRow = NonNullable<Awaited<ReturnType<typeof findLeadToDraft>>> & { audit: SiteAudit | null };
@@ -168,7 +190,7 @@ async function draftWithHold(
   const locale = requestedLocale ?? lead.language;
   const request: DraftRequest = {
     locale,
-    business: { name: lead.name, category: lead.category },
+    business: { name: lead.name, category: lead.category, city: townOf(lead.address) },
     facts,
     sender: {
       name: lead.sender_name,
@@ -178,6 +200,7 @@ async function draftWithHold(
     },
     // Every address the service knows was read from the business's own homepage.
     emailFoundOnWebsite: contactEmailOf(audit ?? undefined) !== null,
+    variant: await leadRank(db, workspaceId, lead),
   };
   const draft = await deps.generator.generate(request);
   // The one check every draft passes before it is stored and charged, whichever drafter wrote it.

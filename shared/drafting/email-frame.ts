@@ -28,63 +28,166 @@
 import {
   type DraftLocale,
   type DraftRequest,
-  type DraftSender,
   postalAddressLines,
   signatureLines,
   singleLine,
 } from "./generator.ts";
+import { normaliseVariant, pick, variantDigits } from "./variety.ts";
 
 const NBSP = "\u00a0";
 
+/**
+ * What the sender did first, so that the opening agrees with the first fact: one does not "take a
+ * look at a website" that would not open, or that does not exist.
+ */
+type OpeningKind = "site" | "unreachable" | "looked_for_site" | "reviews";
+
+function openingKind(firstFact: string | undefined): OpeningKind {
+  switch (firstFact) {
+    case "site_unreachable":
+      return "unreachable";
+    case "no_website":
+    case "parked_domain":
+    case "social_profile_only":
+      return "looked_for_site";
+    case "low_review_count":
+      return "reviews";
+    default:
+      return "site";
+  }
+}
+
 export interface EmailFrame {
   greeting: string;
-  /** The opening line; `mentionsWebsite` adds that the sender looked at the site. */
-  intro(name: string, city: string | null, mentionsWebsite: boolean): string;
-  /** Follows the workspace's offer, which opens the sentence as written (it is the workspace's own text). */
-  offerTail: string;
-  ask: string;
+  /** The opening sentence: names the business, its town when known, and what the sender looked at. */
+  intro(name: string, town: string | null, firstFact: string | undefined, variant: number): string;
+  /** The offer (the workspace's own words) then one of these pairs of parts, or null without an offer. */
+  offerTails: readonly [readonly string[], readonly string[]];
+  /** The one ask (a 15-minute call), in two parts chosen by the variant. */
+  askParts: readonly [readonly string[], readonly string[]];
   signOff: string;
-  /** Said when the lead's address was found on its own website. */
+  /** Said when the lead's address was found on its own website (never "I found you…": spam filters read it as fraud). */
   emailSource: string;
   /** How to stop further messages: a reply, which the sender honours. */
   optOut: string;
 }
 
-// The opening line names the business without grammar that depends on its name (no English
+// The opening names the business without grammar that depends on its name (no English
 // possessive, no French "de + name", whose elision depends on the name).
+const englishOpenings: Record<OpeningKind, string> = {
+  site: "had a look at your website",
+  unreachable: "tried to visit your website",
+  looked_for_site: "looked for your website",
+  reviews: "read what customers say about you online",
+};
+
 const english: EmailFrame = {
   greeting: "Hello,",
-  intro: (name, city, mentionsWebsite) => {
-    const where =
-      city === null
-        ? "recently while looking at local businesses"
-        : `while looking at local businesses in ${city}`;
-    return mentionsWebsite
-      ? `I came across ${name} ${where}, and I took a quick look at your website.`
-      : `I came across ${name} ${where}.`;
+  intro: (name, town, firstFact, variant) => {
+    const where = town === null ? "nearby" : `in ${town}`;
+    const did = englishOpenings[openingKind(firstFact)];
+    return pick(
+      [
+        `I came across ${name} while looking at local businesses ${where}, and I ${did}.`,
+        `I was looking at local businesses ${where} when I came across ${name}, so I ${did}.`,
+        `${name} came up while I was looking at local businesses ${where}, and I ${did}.`,
+      ],
+      variant,
+    );
   },
-  offerTail: ": that is what I do.",
-  ask: "Would you be open to a 15-minute call next week? I'd be glad to walk you through what I would suggest, with no obligation.",
+  offerTails: [
+    [
+      ": that is what I do",
+      ": that is my line of work",
+      ": that is what I offer",
+      ": that is the work I do",
+      ": that is my specialty",
+    ],
+    [
+      ".",
+      ", and this is where I would start.",
+      ", and I could help with this.",
+      ", and fixes like this are part of it.",
+      ", and I could start with this.",
+    ],
+  ],
+  askParts: [
+    [
+      "Would you be open to",
+      "Would you have time for",
+      "Could we set up",
+      "Would you be up for",
+      "Would you like to have",
+    ],
+    [
+      " a 15-minute call next week?",
+      " a quick 15-minute call one day next week?",
+      " a 15-minute call next week, with no obligation?",
+      " a short 15-minute call sometime next week?",
+      " a 15-minute phone call next week to talk it over?",
+    ],
+  ],
   signOff: "Best regards,",
-  emailSource: "I found your email address on your website.",
+  emailSource: "I'm writing to the address listed on your website.",
   optOut: "If you'd rather not hear from me, just reply and let me know, and I won't write again.",
+};
+
+const frenchOpenings: Record<OpeningKind, string> = {
+  site: "j'ai regardé votre site web",
+  unreachable: "j'ai voulu consulter votre site web",
+  looked_for_site: "j'ai cherché votre site web",
+  reviews: "j'ai lu ce que vos clients disent de vous en ligne",
 };
 
 const french: EmailFrame = {
   greeting: "Bonjour,",
-  intro: (name, city, mentionsWebsite) => {
-    const where =
-      city === null
-        ? "récemment, en cherchant des entreprises locales"
-        : `en cherchant des entreprises locales à ${city}`;
-    return mentionsWebsite
-      ? `J'ai découvert ${name} ${where} et j'ai jeté un œil à votre site.`
-      : `J'ai découvert ${name} ${where}.`;
+  intro: (name, town, firstFact, variant) => {
+    const where = town === null ? "de la région" : `à ${town}`;
+    const did = frenchOpenings[openingKind(firstFact)];
+    // No past participle agreeing with "je" (the sender's gender is unknown).
+    return pick(
+      [
+        `J'ai découvert ${name} en cherchant des entreprises locales ${where}, et ${did}.`,
+        `En cherchant des entreprises locales ${where}, j'ai découvert ${name}, et ${did}.`,
+        `Votre entreprise, ${name}, a retenu mon attention pendant que je cherchais des entreprises locales ${where}, et ${did}.`,
+      ],
+      variant,
+    );
   },
-  offerTail: " : c'est ce que je propose.",
-  ask: "Auriez-vous 15 minutes pour un appel la semaine prochaine ? Je vous présenterais volontiers mes suggestions, sans aucun engagement.",
+  offerTails: [
+    [
+      " : c'est ce que je propose",
+      " : c'est mon métier",
+      " : c'est ce que je fais",
+      " : c'est le travail que je fais",
+      " : c'est ma spécialité",
+    ],
+    [
+      ".",
+      ", et c'est par là que je commencerais.",
+      ", et je pourrais vous aider sur ce point.",
+      ", et ce genre de correction en fait partie.",
+      ", et je pourrais commencer par là.",
+    ],
+  ],
+  askParts: [
+    [
+      "Auriez-vous le temps pour",
+      "Seriez-vous disponible pour",
+      "Pourrions-nous prévoir",
+      "Accepteriez-vous",
+      "Auriez-vous un moment pour",
+    ],
+    [
+      " un appel de 15 minutes la semaine prochaine ?",
+      " un court appel de 15 minutes un jour de la semaine prochaine ?",
+      " un appel de 15 minutes la semaine prochaine, sans engagement ?",
+      " un bref appel de 15 minutes dans le courant de la semaine prochaine ?",
+      " un échange téléphonique de 15 minutes la semaine prochaine pour en parler ?",
+    ],
+  ],
   signOff: "Bien cordialement,",
-  emailSource: "J'ai trouvé votre adresse courriel sur votre site web.",
+  emailSource: "Je vous écris à l'adresse indiquée sur votre site web.",
   optOut:
     "Si vous préférez ne plus recevoir de messages de ma part, il suffit de me répondre et je ne vous écrirai plus.",
 };
@@ -105,22 +208,36 @@ export function typesetFor(locale: DraftLocale): (text: string) => string {
 }
 
 /**
- * The offer as a sentence of the body, or null when the workspace has none (an unset offer is
- * left out rather than shown as a placeholder: the email stands without it). The offer is the
- * workspace's own text, kept as written, except that it opens the sentence (first letter upper
- * case) and loses its own end mark: "A mobile-friendly website rebuild: that is what I do." It
- * opens the sentence because its grammar is unknown: a noun phrase or a whole clause both read
+ * The offer as a sentence of the body, or null when the workspace has none in the draft's
+ * language (left out rather than shown as a placeholder: the email stands without it). The offer
+ * is the workspace's own text, kept as written, except that it opens the sentence (first letter
+ * upper case) and loses its own end mark: "A mobile-friendly website rebuild: that is what I do."
+ * It opens the sentence because its grammar is unknown: a noun phrase or a whole clause both read
  * well there, where after "I offer" only a noun phrase would.
  */
-export function offerSentence(sender: DraftSender, locale: DraftLocale): string | null {
-  const offer = singleLine(sender.offer)?.replace(/[\s.!?…;:,]+$/u, "");
+export function offerSentence(request: DraftRequest): string | null {
+  const offer = singleLine(request.sender.offer)?.replace(/[\s.!?…;:,]+$/u, "");
   if (offer === undefined || offer === "") return null;
-  return `${offer.charAt(0).toUpperCase()}${offer.slice(1)}${typesetFor(locale)(frames[locale].offerTail)}`;
+  const [first, second] = variantDigits(request.variant);
+  const [firsts, seconds] = frames[request.locale].offerTails;
+  const tail = `${firsts[first] ?? firsts[0]}${seconds[second] ?? seconds[0]}`;
+  return `${offer.charAt(0).toUpperCase()}${offer.slice(1)}${typesetFor(request.locale)(tail)}`;
 }
 
-/** Did the facts the middle is about concern the website (the opening then says it was looked at)? */
-export function mentionsWebsite(factKeys: readonly string[]): boolean {
-  return factKeys[0] !== undefined && factKeys[0] !== "no_website" && factKeys[0] !== "low_review_count";
+/** The one ask: a 15-minute call, worded by the variant. */
+export function askSentence(request: DraftRequest): string {
+  const [first, second] = variantDigits(request.variant);
+  const [opens, rests] = frames[request.locale].askParts;
+  return typesetFor(request.locale)(`${opens[first] ?? opens[0]}${rests[second] ?? rests[0]}`);
+}
+
+/** The opening sentence, agreeing with the first fact the middle states. */
+export function introSentence(request: DraftRequest, firstFact: string | undefined): string {
+  const name = singleLine(request.business.name) ?? "";
+  const town = singleLine(request.business.city);
+  return typesetFor(request.locale)(
+    frames[request.locale].intro(name, town, firstFact, normaliseVariant(request.variant)),
+  );
 }
 
 /**
@@ -131,16 +248,9 @@ export function mentionsWebsite(factKeys: readonly string[]): boolean {
 export function assembleBody(request: DraftRequest, middle: string, factKeys: readonly string[]): string {
   const frame = frames[request.locale];
   const typeset = typesetFor(request.locale);
-  const name = singleLine(request.business.name) ?? "";
-  const city = singleLine(request.business.city);
-  const offer = offerSentence(request.sender, request.locale);
-  const closing = [offer, typeset(frame.ask)].filter((part): part is string => part !== null).join(" ");
-  const paragraphs = [
-    frame.greeting,
-    typeset(frame.intro(name, city, mentionsWebsite(factKeys))),
-    typeset(middle),
-    closing,
-  ];
+  const offer = offerSentence(request);
+  const closing = [offer, askSentence(request)].filter((part): part is string => part !== null).join(" ");
+  const paragraphs = [frame.greeting, introSentence(request, factKeys[0]), typeset(middle), closing];
   return `${paragraphs.join("\n\n")}\n\n${closingLines(request).join("\n\n")}`;
 }
 

@@ -11,7 +11,7 @@ export interface DraftSender {
   name: string | null;
   /** The workspace's company; null when unset (the draft shows a placeholder). */
   company: string | null;
-  /** The workspace's one-line offer; null when unset. */
+  /** The workspace's offer in the draft's language (offer_en or offer_fr); null when unset. */
   offer: string | null;
   /** The workspace's postal address, ending every draft; null when unset (the draft shows a placeholder). */
   postalAddress: string | null;
@@ -19,12 +19,18 @@ export interface DraftSender {
 
 export interface DraftRequest {
   locale: DraftLocale;
+  /** `city`: the business's town (from its address, or the location its search named); null when unknown. */
   business: { name: string; category: string; city?: string | null };
   /** Verified facts, at most two, in the order they should be used (see selectFacts). */
   facts: VerifiedFact[];
   sender: DraftSender;
   /** The lead's address was found on its own website: the draft says so (where it came from). */
   emailFoundOnWebsite: boolean;
+  /**
+   * Which wording the variable sentences take (variety.ts): the lead's rank among its workspace's
+   * leads, so that neighbours found by one search read differently. Default 0.
+   */
+  variant?: number;
 }
 
 export interface Draft {

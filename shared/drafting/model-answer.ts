@@ -8,7 +8,8 @@
  * top or a sign-off and signature at the bottom of the model's part (the service writes its own);
  * surrounding whitespace; a subject over length (cut at a word). Refused (UnusableAnswerError):
  * an empty answer, one that looks cut off, one without a subject, and one whose facts_used names
- * a fact it was not given. Text checks (numbers, links, language) come after, in check-draft.ts.
+ * a fact it was not given. Whether the text states what it claims is the generator's check
+ * (stated-facts.ts). Text checks (numbers, links, language) come after, in check-draft.ts.
  */
 import { z } from "zod";
 import { type FactKey, MAX_FACTS_PER_DRAFT } from "./facts.ts";
@@ -18,8 +19,12 @@ export interface ModelPart {
   subject: string;
   /** Paragraphs separated by a blank line, lines trimmed, plain text. */
   middle: string;
-  /** The given facts it claims, in the given order; all given facts when it claimed none. */
-  factsUsed: FactKey[];
+  /**
+   * The given facts it claims, in the given order (possibly none: the generator refuses that);
+   * null for a plain-text answer, which has no field to claim with: its facts are then read
+   * from its text.
+   */
+  factsUsed: FactKey[] | null;
 }
 
 /** Raised for an answer that cannot be used; the message is the reason logged. */
@@ -53,12 +58,13 @@ export function readModelAnswer(raw: string | null | undefined, givenKeys: reado
   if (middle.length > MAX_MIDDLE_LENGTH) throw new UnusableAnswerError("body too long");
   if (!/[.!?…»)"'”’]$/.test(middle)) throw new UnusableAnswerError("the body looks cut off");
 
-  return { subject, middle, factsUsed: readFactsUsed(structured.facts_used, givenKeys) };
+  const factsUsed = structured.plain === true ? null : readFactsUsed(structured.facts_used, givenKeys);
+  return { subject, middle, factsUsed };
 }
 
 function readFactsUsed(claimed: readonly string[] | undefined, givenKeys: readonly FactKey[]): FactKey[] {
+  // No claim is not "every fact": a text that states nothing must not be reported as grounded.
   const unique = [...new Set(claimed ?? [])];
-  if (unique.length === 0) return [...givenKeys];
   if (unique.length > MAX_FACTS_PER_DRAFT)
     throw new UnusableAnswerError("facts_used lists more than two facts");
   if (unique.some((key) => !(givenKeys as readonly string[]).includes(key))) {
@@ -72,6 +78,8 @@ interface StructuredAnswer {
   subject: string;
   body: string;
   facts_used?: string[] | undefined;
+  /** Read from "Subject: ..." text: there was no facts_used field to fill. */
+  plain?: boolean;
 }
 
 /** JSON, bare, in a code fence, or inside prose; null when no JSON object with a subject and body is found. */
@@ -111,7 +119,7 @@ function parsePlainAnswer(raw: string): StructuredAnswer | null {
   if (match?.[1] === undefined) return null;
   const after = text.slice(match.index + match[0].length);
   const body = after.replace(/^\s*(?:\W{0,4}(?:body|corps|message)\W{0,4}\s*:)?/i, "");
-  return { subject: match[1], body };
+  return { subject: match[1], body, plain: true };
 }
 
 function normaliseSubject(subject: string): string {

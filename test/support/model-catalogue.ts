@@ -25,23 +25,57 @@ interface Written {
   facts_used: string[];
 }
 
-/** What a good model writes: a subject naming the business, one paragraph on the facts, their details quoted. */
+/** How a good model says each fact, in its own words (not the template's), with its details. */
+const SAYS: Record<"en" | "fr", Record<string, (details: Record<string, string | number>) => string>> = {
+  en: {
+    site_unreachable: () => "your website would not load when I tried it",
+    parked_domain: () => "your web address shows a parked placeholder page",
+    social_profile_only: (d) => `your only site is a ${d.platform ?? "social media"} page`,
+    no_https: () => `browsers mark your site as "Not secure"`,
+    no_website: () => "you don't have a website yet",
+    no_mobile_viewport: () => "your homepage is hard to read on a phone",
+    stale_copyright: (d) => `the copyright notice still shows ${d.copyright_year ?? "an old year"}`,
+    legacy_site_tech: (d) =>
+      d.jquery_version ? `the site still loads jQuery ${d.jquery_version}` : "the site uses obsolete code",
+    no_french_version: () => "there is no French version",
+    low_review_count: (d) => `you have ${d.review_count ?? "few"} reviews online`,
+    not_mobile_friendly: () => "the page does not fit a phone screen",
+    outdated_website: () => "the design looks dated",
+  },
+  fr: {
+    site_unreachable: () => "votre site ne s'affiche pas quand j'essaie de l'ouvrir",
+    parked_domain: () => "votre adresse web mène à une page de parking",
+    social_profile_only: (d) => `votre seul site est une page ${d.platform ?? "de réseau social"}`,
+    no_https: () => "les navigateurs indiquent votre site comme « non sécurisé »",
+    no_website: () => "vous n'avez pas encore de site web",
+    no_mobile_viewport: () => "votre page d'accueil est difficile à lire sur un téléphone",
+    stale_copyright: (d) =>
+      `la mention de copyright indique encore ${d.copyright_year ?? "une vieille année"}`,
+    legacy_site_tech: (d) =>
+      d.jquery_version
+        ? `le site charge encore jQuery ${d.jquery_version}`
+        : "le site utilise du code obsolète",
+    no_french_version: () => "il n'existe pas de version française",
+    low_review_count: (d) => `vous avez ${d.review_count ?? "peu"} avis en ligne`,
+    not_mobile_friendly: () => "la page ne s'adapte pas à l'écran d'un téléphone",
+    outdated_website: () => "le design paraît daté",
+  },
+};
+
+/** What a good model writes: a subject naming the business, one paragraph stating each fact with its details. */
 export function wellWritten(prompt: PromptData, locale: "en" | "fr" = prompt.locale): Written {
   const name = prompt.business.name;
-  const details = prompt.facts.flatMap((fact) => Object.values(fact.details)).filter((v) => v !== "yes");
-  const count = prompt.facts.length;
+  const said = prompt.facts.map((fact) => SAYS[locale][fact.key]?.(fact.details) ?? fact.meaning);
   if (locale === "fr") {
-    const noted = details.length > 0 ? ` (j'ai relevé : ${details.join(", ")})` : "";
     return {
       subject: `${name} : quelques remarques sur votre présence en ligne`,
-      body: `En regardant ce que l'on trouve sur votre entreprise, j'ai remarqué ${count === 1 ? "un point qui mérite" : "deux points qui méritent"} votre attention${noted}. Ce sont des détails que les nouveaux clients voient tout de suite, et ils se corrigent généralement sans grande difficulté.`,
+      body: `En regardant ce que l'on trouve sur votre entreprise, j'ai remarqué que ${said.join(", et que ")}. Ce sont des détails que les nouveaux clients voient tout de suite, et ils se corrigent généralement sans grande difficulté.`,
       facts_used: prompt.facts.map((fact) => fact.key).reverse(),
     };
   }
-  const noted = details.length > 0 ? ` (I noted: ${details.join(", ")})` : "";
   return {
     subject: `${name}: a few notes on your online presence`,
-    body: `Looking at what is public about your business, I noticed ${count === 1 ? "one thing that deserves" : "two things that deserve"} your attention${noted}. These are details new customers see right away, and they are usually quick to put right.`,
+    body: `Looking at what is public about your business, I noticed that ${said.join(", and that ")}. These are details new customers see right away, and they are usually quick to put right.`,
     facts_used: prompt.facts.map((fact) => fact.key).reverse(),
   };
 }

@@ -73,9 +73,12 @@ const SENDER = {
 };
 /** The last paragraph: where the address was found (when it was), then the opt-out. */
 const NOTICE = {
-  en: { source: "I found your email address on your website. ", optOut: "If you'd rather not hear from me" },
+  en: {
+    source: "I'm writing to the address listed on your website. ",
+    optOut: "If you'd rather not hear from me",
+  },
   fr: {
-    source: "J'ai trouvé votre adresse courriel sur votre site web. ",
+    source: "Je vous écris à l'adresse indiquée sur votre site web. ",
     optOut: "Si vous préférez ne plus recevoir de messages de ma part",
   },
 } as const;
@@ -582,6 +585,32 @@ describe("502 generation_failed (LLM drafter)", () => {
           subject: "Hi",
           body: "Hello.",
           facts_used: ["no_mobile_viewport", "stale_copyright", "legacy_site_tech"],
+        },
+      },
+      2,
+    ],
+    // facts_used is exactly what the body states (issue 30): a claim of no fact, or of a fact
+    // the text omits, is refused like any unusable answer.
+    [
+      "the output claims no fact (its body states none)",
+      {
+        kind: "json",
+        value: {
+          subject: "Maple Leaf Plumbing",
+          body: "I help local businesses with this. Would you be open to a short call next week?",
+          facts_used: [],
+        },
+      },
+      2,
+    ],
+    [
+      "the output claims a fact its body omits",
+      {
+        kind: "json",
+        value: {
+          subject: "Maple Leaf Plumbing on phones",
+          body: "On a phone, your homepage shows up as a shrunken desktop page that visitors have to pinch and zoom to read.",
+          facts_used: ["no_mobile_viewport", "stale_copyright"],
         },
       },
       2,

@@ -66,7 +66,7 @@ describe("lawful outreach in the console", () => {
       .where("lead_id", "=", leadId)
       .executeTakeFirstOrThrow();
     expect(draft.body).toMatch(
-      /\nPixel & Pine\n215 Bank Street\nOttawa ON K2P 1W8\n\nI found your email address on your website\. If you'd rather not hear from me/,
+      /\nPixel & Pine\n215 Bank Street\nOttawa ON K2P 1W8\n\nI'm writing to the address listed on your website\. If you'd rather not hear from me/,
     );
 
     const csv = await browser.get(`/app/w/${workspace.workspaceId}/leads.csv`);

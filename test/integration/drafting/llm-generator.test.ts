@@ -111,11 +111,11 @@ describe("LLM drafter through the openai SDK", () => {
       subject: answer.subject,
       body: [
         "Hello,",
-        "I came across Maple Leaf Plumbing while looking at local businesses in Ottawa, and I took a quick look at your website.",
+        "I came across Maple Leaf Plumbing while looking at local businesses in Ottawa, and I had a look at your website.",
         MIDDLE,
-        "Would you be open to a 15-minute call next week? I'd be glad to walk you through what I would suggest, with no obligation.",
+        "Would you be open to a 15-minute call next week?",
         "Best regards,\nClaire Dubois\nPixel & Pine Studio\n215 Bank Street, Ottawa ON K2P 1W8",
-        "I found your email address on your website. If you'd rather not hear from me, just reply and let me know, and I won't write again.",
+        "I'm writing to the address listed on your website. If you'd rather not hear from me, just reply and let me know, and I won't write again.",
       ].join("\n\n"),
       // Reported in DESIGN.md's order whatever order the model used.
       facts_used: ["no_mobile_viewport", "stale_copyright"],
@@ -310,12 +310,80 @@ describe("LLM drafter through the openai SDK", () => {
     });
   }
 
-  it("reads facts_used as every given fact when the model leaves it out", async () => {
+  it("refuses an answer that claims no fact (never read as every fact given): one retry, then 502", async () => {
+    fake.respondWith({
+      kind: "json",
+      value: {
+        subject: "Maple Leaf Plumbing",
+        body: "I help local businesses with this. Would you be open to a short call next week?",
+        facts_used: [],
+      },
+    });
+    const { llm, warnings } = generator();
+    await expectGenerationFailed(llm.generate(request("en")));
+    expect(fake.requests).toHaveLength(2);
+    expect(warnings[0]?.obj).toMatchObject({ reason: "facts_used names no fact" });
+  });
+
+  it("refuses an answer that leaves facts_used out", async () => {
     fake.respondWith({ kind: "json", value: { subject: "Maple Leaf Plumbing", body: MIDDLE } });
     const { llm } = generator();
-    await expect(llm.generate(request("en"))).resolves.toMatchObject({
-      facts_used: ["no_mobile_viewport", "stale_copyright"],
+    await expectGenerationFailed(llm.generate(request("en")));
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("refuses an answer that claims a fact its text omits: one retry, told why, then 502", async () => {
+    fake.respondWith({
+      kind: "json",
+      value: {
+        subject: "Maple Leaf Plumbing on phones",
+        body: "On a phone, your homepage shows up as a shrunken desktop page that visitors have to pinch and zoom.",
+        facts_used: ["no_mobile_viewport", "stale_copyright"],
+      },
     });
+    const { llm, warnings } = generator();
+    await expectGenerationFailed(llm.generate(request("en")));
+    expect(fake.requests).toHaveLength(2);
+    const reason = "facts_used claims stale_copyright, which the text does not state";
+    expect(warnings[0]?.obj).toMatchObject({ reason });
+    const retry = promptOf(fake.requests[1] as RecordedRequest).messages.at(-1);
+    expect(retry?.content).toContain(reason);
+  });
+
+  it("accepts the retry that states what it claims, with exactly those facts_used", async () => {
+    fake.respondWith((_request, index) =>
+      index === 0
+        ? {
+            kind: "json",
+            value: {
+              subject: "Maple Leaf Plumbing",
+              body: "Your site could do better.",
+              facts_used: ["stale_copyright"],
+            },
+          }
+        : {
+            kind: "json",
+            value: {
+              subject: "Maple Leaf Plumbing",
+              body: "The copyright line at the bottom of your homepage still says 2016.",
+              facts_used: ["stale_copyright"],
+            },
+          },
+    );
+    const { llm } = generator();
+    const draft = await llm.generate(request("en"));
+    expect(draft.facts_used).toEqual(["stale_copyright"]);
+    expect(draft.body).toContain("still says 2016.");
+  });
+
+  it("reads a plain-text answer's facts from its text", async () => {
+    fake.respondWith({
+      kind: "content",
+      content:
+        "Subject: Maple Leaf Plumbing on phones\n\nOn a phone, your homepage shows up as a shrunken desktop page that visitors have to pinch and zoom to read, which is usually the first thing worth fixing.",
+    });
+    const { llm } = generator();
+    await expect(llm.generate(request("en"))).resolves.toMatchObject({ facts_used: ["no_mobile_viewport"] });
   });
 
   it("fails with generation_failed when the server is unreachable", async () => {
@@ -474,7 +542,10 @@ describe("LLM drafter: the pitch facts", () => {
         },
       });
       const before = fake.requests.length;
-      await generator().llm.generate(request("en", facts));
+      // The body states none of the facts, so the draft is refused: only what was sent matters here.
+      await generator()
+        .llm.generate(request("en", facts))
+        .catch(() => undefined);
       const sent = fake.requests[before];
       if (sent === undefined) throw new Error("no request recorded");
       const { data } = promptOf(sent);

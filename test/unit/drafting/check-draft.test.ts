@@ -161,7 +161,7 @@ describe("findDraftProblems: the postal address, the source sentence and the opt
     ],
     [
       "drops the source sentence",
-      (body) => body.replace("I found your email address on your website. ", ""),
+      (body) => body.replace("I'm writing to the address listed on your website. ", ""),
       "found",
     ],
     ["adds a line after the notice", (body) => `${body}\nP.S. See you soon.`, "in that order"],

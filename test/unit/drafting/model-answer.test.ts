@@ -54,12 +54,12 @@ describe("readModelAnswer: repaired", () => {
     expect(readModelAnswer(raw, GIVEN)).toEqual(expected);
   });
 
-  it("reads plain 'Subject:' text with markdown, bullets and a heading; facts_used then means all given", () => {
+  it("reads plain 'Subject:' text with markdown, bullets and a heading; its facts are then read from its text (null)", () => {
     const raw = `**Subject:** ${answer.subject}\n\nHello,\n\n## What I noticed\n\n- Your homepage has no viewport tag.\n- Its copyright notice still says 2016.\n\nBest regards,\nClaire`;
     expect(readModelAnswer(raw, GIVEN)).toEqual({
       subject: answer.subject,
       middle: "Your homepage has no viewport tag.\nIts copyright notice still says 2016.",
-      factsUsed: GIVEN,
+      factsUsed: null,
     });
   });
 
@@ -82,6 +82,12 @@ describe("readModelAnswer: repaired", () => {
       facts_used: ["stale_copyright", "no_mobile_viewport", "stale_copyright"],
     });
     expect(readModelAnswer(raw, GIVEN).factsUsed).toEqual(GIVEN);
+  });
+
+  it("reads a JSON answer that claims no fact as claiming none (never as every fact given)", () => {
+    expect(readModelAnswer(JSON.stringify({ ...answer, facts_used: [] }), GIVEN).factsUsed).toEqual([]);
+    const { facts_used: _left, ...withoutFacts } = answer;
+    expect(readModelAnswer(JSON.stringify(withoutFacts), GIVEN).factsUsed).toEqual([]);
   });
 });
 
