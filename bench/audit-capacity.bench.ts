@@ -21,14 +21,17 @@
  * - 8 at once, one worker: median and slowest wall / 2 s (aim median <= 1.3), matches of 200,
  *   truncated answers (aim 0); 16 at once on one worker; 32 at once on ONE worker (800 fetches in
  *   flight: aim median <= 1.5, 0 truncated), each with the worker's peak resident memory during it
- *   (sampled from /proc every 50 ms);
+ *   (sampled from /proc every 50 ms) and its main thread's CPU per audit (the kernel's count of the
+ *   event loop's thread, /proc/<pid>/task/<pid>/stat, over the audits it finished; aim <= 1.2 ms);
+ *   64 at once (1,600 in flight), printed for the next step;
  * - 8 at once in embedded mode (no Redis, PGlite);
  * - fairness: one search of 5 queries (300 candidates, 290 failing the filter) started with 7
  *   searches of 25: the small searches' median / 2 s (aim <= 1.3);
  * - realistic mix: 60 candidates, answer delays log-normal (median 700 ms), 5% never answer, 5%
  *   reset the connection, 27 matching: wall over the time the 25th matching site answered
  *   (aim <= 1.5).
- * About 1 to 2 minutes on a 2-core machine. BENCH_NODE_OPTIONS is passed to the API and worker
+ * About 2 to 3 minutes on a 2-core machine; BENCH_ONLY=single,8,32 runs only those scenarios (of
+ * single, 8, 16, 32, 64, fair, mix, embedded). BENCH_NODE_OPTIONS is passed to the API and worker
  * processes as NODE_OPTIONS (for example to profile them).
  */
 import { randomUUID } from "node:crypto";
@@ -272,6 +275,35 @@ async function residentBytes(pid: number): Promise<number> {
   return kb === undefined ? Number.NaN : Number(kb) * 1024;
 }
 
+/**
+ * CPU seconds of a process's main thread (its event loop: /proc/<pid>/task/<pid>/stat) and of the
+ * whole process (every thread: analysis, fetch loops, GC helpers), read by the kernel's accounting,
+ * not by the process's own claims. NaN where /proc cannot be read.
+ */
+const CLOCK_TICKS = 100;
+async function cpuSeconds(pid: number): Promise<{ main: number; all: number }> {
+  const read = async (file: string) => {
+    const stat = await readFile(file, "utf8").catch(() => "");
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  return { main: await read(`/proc/${pid}/task/${pid}/stat`), all: await read(`/proc/${pid}/stat`) };
+}
+
+/** Audits the workers finished (their audit_jobs_total), for the CPU per audit. */
+async function auditsFinished(): Promise<number> {
+  let total = 0;
+  for (const worker of workers) {
+    const port = worker.linesWith("worker metrics listening on /metrics and /healthz")[0]?.json?.port;
+    if (typeof port !== "number") continue;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const match of text.matchAll(/^leadapi_audit_jobs_total\{[^}]*\} (\S+)$/gm))
+      total += Number(match[1]);
+  }
+  return total;
+}
+
 /** The workers' peak resident memory while `run` runs, sampled every 50 ms. */
 async function withPeakMemory<T>(run: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
   let peak = 0;
@@ -297,9 +329,21 @@ async function measured(
   check?: (runs: SearchRun[]) => boolean,
 ): Promise<SearchRun[]> {
   const before = await workerTotals();
+  const cpuBefore = await Promise.all(workers.map((worker) => cpuSeconds(worker.pid)));
+  const auditsBefore = await auditsFinished();
   const { result: runs, peakMb } = await withPeakMemory(run);
+  const cpuAfter = await Promise.all(workers.map((worker) => cpuSeconds(worker.pid)));
+  const audits = (await auditsFinished()) - auditsBefore;
+  const spent = (pick: "main" | "all") =>
+    cpuAfter.reduce((sum, after, index) => sum + after[pick] - (cpuBefore[index]?.[pick] ?? 0), 0);
+  const perAudit = (pick: "main" | "all") => (audits > 0 ? ((spent(pick) / audits) * 1000).toFixed(2) : "-");
   const verdict = check ? (check(runs) ? "  MET" : "  MISSED") : "";
-  report(name, runs, `${aim}${verdict}; worker peak RSS ${Math.round(peakMb)} MB`);
+  report(
+    name,
+    runs,
+    `${aim}${verdict}; worker peak RSS ${Math.round(peakMb)} MB, main-thread CPU ${perAudit("main")} ms/audit` +
+      ` (whole process ${perAudit("all")} ms, ${audits} audits)`,
+  );
   if (workers.length > 0) console.log(`    ${describeTotals(before, await workerTotals())}`);
   return runs;
 }
@@ -361,12 +405,17 @@ function startWorkers(count: number, databaseUrl: string, prefix: string): Promi
 // ---------------------------------------------------------------------------------------------
 // scenarios
 
+/** BENCH_ONLY=32,64 runs only those scenarios (single, 8, 16, 32, 64, fair, mix, embedded). */
+const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
+const runs = (scenario: string) => only === undefined || only.includes(scenario);
+
 const warm = slowQuery("warm", 5);
 for (const id of placeIdsOf(warm)) behaviours.set(id, { kind: "old", delayMs: 0 });
 const single = slowQuery("single");
 const eight = Array.from({ length: 8 }, (_, index) => [slowQuery(`eight${index}`)]);
 const sixteen = Array.from({ length: 16 }, (_, index) => [slowQuery(`sixteen${index}`)]);
 const thirtyTwo = Array.from({ length: 32 }, (_, index) => [slowQuery(`tt${index}`)]);
+const sixtyFour = Array.from({ length: 64 }, (_, index) => [slowQuery(`sf${index}`)]);
 const embeddedWarm = slowQuery("embwarm", 5);
 for (const id of placeIdsOf(embeddedWarm)) behaviours.set(id, { kind: "old", delayMs: 0 });
 const embedded = Array.from({ length: 8 }, (_, index) => [slowQuery(`emb${index}`)]);
@@ -435,58 +484,56 @@ try {
   const baseUrl = api.baseUrl;
   await simultaneous(baseUrl, [[warm]]);
 
-  await measured("single search, 1 worker", "<= 1.1x", () => simultaneous(baseUrl, [[single]]));
-  await measured(
-    "8 at once, 1 worker",
-    "median <= 1.3x, 0 truncated",
-    () => simultaneous(baseUrl, eight),
-    within(1.3),
-  );
-  await measured("16 at once, 1 worker", "(sizing: none)", () => simultaneous(baseUrl, sixteen));
-  await measured(
-    "32 at once, 1 worker (800 in flight)",
-    "median <= 1.5x, 0 truncated",
-    () => simultaneous(baseUrl, thirtyTwo),
-    within(1.5),
-  );
-
-  // Fairness: the big search first, the 7 small ones right behind it.
-  const fairKeys = await Promise.all([...fairSmall, bigQueries].map(() => workspaceKey(baseUrl)));
-  const big = search(baseUrl, fairKeys[7]!, bigQueries);
-  const small = await Promise.all(fairSmall.map((query, index) => search(baseUrl, fairKeys[index]!, query)));
-  const bigRun = await big;
-  report("fairness: 7 small beside one of 300", small, "median <= 1.3x");
-  const bigLine = `  (the 300-candidate search: ${Math.round(bigRun.ms)} ms, ${bigRun.matches} matches, truncated ${bigRun.truncated})`;
-  rows.push(bigLine);
-  console.log(bigLine);
-
-  // Realistic mix: wall over the moment the 25th matching site answered.
-  const mixKey = await workspaceKey(baseUrl);
-  const mix = await search(baseUrl, mixKey, ["mix"]);
-  const matchingAnswers = mixIds
-    .filter((entry) => entry.kind === "old")
-    .map((entry) => (answeredAt.get(entry.id) ?? Number.NaN) - mix.startedAt)
-    .sort((a, b) => a - b);
-  const t25 = matchingAnswers[24] ?? Number.NaN;
-  const mixLine =
-    `${"realistic mix (60 candidates)".padEnd(40)} wall ${Math.round(mix.ms)} ms / 25th match answered at ${Math.round(t25)} ms` +
-    ` = ${(mix.ms / t25).toFixed(2)}x  matches ${mix.matches}/25  truncated ${mix.truncated}   aim <= 1.5x`;
-  rows.push(mixLine);
-  console.log(mixLine);
+  if (runs("single")) {
+    await measured(
+      "single search, 1 worker",
+      "<= 1.1x",
+      () => simultaneous(baseUrl, [[single]]),
+      within(1.1),
+    );
+  }
+  if (runs("8")) {
+    await measured(
+      "8 at once, 1 worker",
+      "median <= 1.3x, 0 truncated",
+      () => simultaneous(baseUrl, eight),
+      within(1.3),
+    );
+  }
+  if (runs("16")) {
+    await measured("16 at once, 1 worker", "(sizing: none)", () => simultaneous(baseUrl, sixteen));
+  }
+  if (runs("32")) {
+    await measured(
+      "32 at once, 1 worker (800 in flight)",
+      "median <= 1.5x, 0 truncated",
+      () => simultaneous(baseUrl, thirtyTwo),
+      within(1.5),
+    );
+  }
+  if (runs("64")) {
+    await measured("64 at once, 1 worker (1600 in flight)", "(next step: none yet)", () =>
+      simultaneous(baseUrl, sixtyFour),
+    );
+  }
+  if (runs("fair")) await fairness(baseUrl);
+  if (runs("mix")) await realisticMix(baseUrl);
 
   await Promise.all(workers.map((worker) => worker.stop(10_000)));
   workers = [];
   await api.stop(10_000);
 
   // --- embedded: no Redis, PGlite, audits in the API process ---
-  const dataDir = path.join(dataFolder, "data");
-  api = await startApi({ DATA_DIR: dataDir });
-  await simultaneous(api.baseUrl, [[embeddedWarm]]);
-  report(
-    "8 at once, embedded (PGlite)",
-    await simultaneous(api.baseUrl, embedded),
-    "median <= 1.3x, slowest <= 1.5x, 0 truncated",
-  );
+  if (runs("embedded")) {
+    const dataDir = path.join(dataFolder, "data");
+    api = await startApi({ DATA_DIR: dataDir });
+    await simultaneous(api.baseUrl, [[embeddedWarm]]);
+    report(
+      "8 at once, embedded (PGlite)",
+      await simultaneous(api.baseUrl, embedded),
+      "median <= 1.3x, slowest <= 1.5x, 0 truncated",
+    );
+  }
 } catch (error) {
   failed = true;
   console.error(error);
@@ -508,6 +555,34 @@ try {
   await placesServer.close();
   for (const server of servers) server.closeAllConnections();
   await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+}
+
+/** Fairness: the big search first, the 7 small ones right behind it. */
+async function fairness(baseUrl: string): Promise<void> {
+  const fairKeys = await Promise.all([...fairSmall, bigQueries].map(() => workspaceKey(baseUrl)));
+  const big = search(baseUrl, fairKeys[7]!, bigQueries);
+  const small = await Promise.all(fairSmall.map((query, index) => search(baseUrl, fairKeys[index]!, query)));
+  const bigRun = await big;
+  report("fairness: 7 small beside one of 300", small, "median <= 1.3x");
+  const bigLine = `  (the 300-candidate search: ${Math.round(bigRun.ms)} ms, ${bigRun.matches} matches, truncated ${bigRun.truncated})`;
+  rows.push(bigLine);
+  console.log(bigLine);
+}
+
+/** Realistic mix: wall over the moment the 25th matching site answered. */
+async function realisticMix(baseUrl: string): Promise<void> {
+  const mixKey = await workspaceKey(baseUrl);
+  const mix = await search(baseUrl, mixKey, ["mix"]);
+  const matchingAnswers = mixIds
+    .filter((entry) => entry.kind === "old")
+    .map((entry) => (answeredAt.get(entry.id) ?? Number.NaN) - mix.startedAt)
+    .sort((a, b) => a - b);
+  const t25 = matchingAnswers[24] ?? Number.NaN;
+  const mixLine =
+    `${"realistic mix (60 candidates)".padEnd(40)} wall ${Math.round(mix.ms)} ms / 25th match answered at ${Math.round(t25)} ms` +
+    ` = ${(mix.ms / t25).toFixed(2)}x  matches ${mix.matches}/25  truncated ${mix.truncated}   aim <= 1.5x`;
+  rows.push(mixLine);
+  console.log(mixLine);
 }
 
 console.log(

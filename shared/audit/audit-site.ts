@@ -6,6 +6,7 @@ import {
   fetchHomepage,
   unreachableResult,
 } from "./fetch-homepage.ts";
+import type { HttpsAnswers } from "./https-answers.ts";
 import { socialProfileOf } from "./social-profiles.ts";
 import type {
   AnalyzeInput,
@@ -37,6 +38,8 @@ export interface AuditDeps {
   now: () => Date;
   /** Told how long each stage took (metrics); optional. */
   onStage?: (stage: "fetch" | "parse", seconds: number) => void;
+  /** The https answers known per host (one per process); unset: every check asks. */
+  httpsAnswers?: HttpsAnswers;
 }
 
 /**
@@ -48,8 +51,9 @@ export interface AuditDeps {
  *   failed audit with that one attempt in its evidence: `confirmationOf` tells the caller to run
  *   the second attempt a few seconds later (no search waits for it); when that one ends so too,
  *   the audit says `site_unreachable`;
- * - a homepage that ends on http:// is asked for over https:// (while its page is analysed), and
- *   an invalid certificate at the homepage is `no_https` too.
+ * - a homepage that ends on http:// is asked for over https:// (while its page is analysed; a host
+ *   whose https port refused or did not speak TLS is not asked again for a while), and an invalid
+ *   certificate at the homepage is `no_https` too.
  *
  * The audit keeps the place's own URL (not the final URL after redirects), so the cache can tell
  * when the provider starts listing a different website.
@@ -71,7 +75,7 @@ export async function auditSite(target: AuditTarget, deps: AuditDeps): Promise<S
 
   const auditedAt = deps.now();
   const parseStarted = performance.now();
-  const httpsCheck = checkHttps(page, deps.fetch);
+  const httpsCheck = checkHttps(page, deps.fetch, deps.httpsAnswers);
   let analysis: AnalyzeOutput;
   try {
     analysis = await deps.analyze({
@@ -154,7 +158,11 @@ interface HttpsCheck {
  * asked for over https:// (same host and port, same path): a refused connection, a TLS failure, an
  * HTTP error or a redirect back to http means no https. A timeout or a bot block says nothing.
  */
-async function checkHttps(page: FetchedPage, options: FetchHomepageOptions): Promise<HttpsCheck> {
+async function checkHttps(
+  page: FetchedPage,
+  options: FetchHomepageOptions,
+  httpsAnswers: HttpsAnswers | undefined,
+): Promise<HttpsCheck> {
   const finalUrl = new URL(page.finalUrl);
   if (finalUrl.protocol === "https:") {
     return {
@@ -166,7 +174,9 @@ async function checkHttps(page: FetchedPage, options: FetchHomepageOptions): Pro
   httpsUrl.protocol = "https:";
   // Shorter than the homepage's own deadline: the audit (and a search waiting on it) waits for this too.
   const timeoutMs = Math.min(options.timeoutMs ?? HTTPS_CHECK_TIMEOUT_MS, HTTPS_CHECK_TIMEOUT_MS);
-  const answer = await fetchHomepage(httpsUrl.href, { ...options, timeoutMs });
+  const ask = () => fetchHomepage(httpsUrl.href, { ...options, timeoutMs });
+  // A host whose https port refused or did not speak TLS answers so for every page (https-answers.ts).
+  const answer = httpsAnswers ? await httpsAnswers.answer(httpsUrl.origin, ask) : await ask();
   const evidence = { final_url: page.finalUrl, certificate_problem: certificateProblemOf(answer) };
   if (answer.ok) {
     const backToHttp = new URL(answer.finalUrl).protocol === "http:";

@@ -12,6 +12,7 @@ import {
   type FetchMemoryBudget,
   type FetchPoliteness,
 } from "./fetch-politeness.ts";
+import { createHttpsAnswers } from "./https-answers.ts";
 import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
 
 /**
@@ -80,6 +81,7 @@ export function createAuditStack(
       fetch: { ...fetchOptions, agent },
       onStage: (stage, seconds) => deps.metrics.auditStage(stage, seconds),
       emailStatus: createEmailStatusCheck({ queries: resolver }),
+      httpsAnswers: createHttpsAnswers(),
     }),
     deps.metrics,
   );

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../db/database.ts";
+import { type Db, withoutDatabaseDeadline } from "../db/database.ts";
 import type { SiteAudit } from "./types.ts";
 
 /**
@@ -107,26 +107,45 @@ export async function readFreshAudits(
  * the same statement; a new address, or a new website, starts over.
  */
 export async function saveAudit(db: Db, audit: SiteAudit): Promise<void> {
-  const found = audit.outcome === "ok" && (audit.signals.email ?? null) !== null;
-  const evidence = found
-    ? { ...audit.evidence, email_first_seen_at: audit.audited_at.toISOString() }
-    : audit.evidence;
-  const values = {
-    place_id: audit.place_id,
-    url: audit.url,
-    outcome: audit.outcome,
-    failure: audit.failure,
-    signals: JSON.stringify(audit.signals),
-    evidence: JSON.stringify(evidence),
-    audited_at: audit.audited_at,
-  };
-  const { place_id: _key, ...update } = values;
+  await saveAudits(db, [audit]);
+}
+
+/**
+ * `saveAudit` for several places in one statement. Of two audits of one place, the later in the
+ * list is kept (one statement may not update a row twice).
+ */
+export async function saveAudits(db: Db, audits: readonly SiteAudit[]): Promise<void> {
+  const byPlace = new Map<string, SiteAudit>();
+  for (const audit of audits) {
+    byPlace.delete(audit.place_id);
+    byPlace.set(audit.place_id, audit);
+  }
+  if (byPlace.size === 0) return;
+  const rows = [...byPlace.values()].map((audit) => {
+    const found = audit.outcome === "ok" && (audit.signals.email ?? null) !== null;
+    const evidence = found
+      ? { ...audit.evidence, email_first_seen_at: audit.audited_at.toISOString() }
+      : audit.evidence;
+    return {
+      place_id: audit.place_id,
+      url: audit.url,
+      outcome: audit.outcome,
+      failure: audit.failure,
+      signals: JSON.stringify(audit.signals),
+      evidence: JSON.stringify(evidence),
+      audited_at: audit.audited_at,
+    };
+  });
   await db
     .insertInto("site_audits")
-    .values(values)
+    .values(rows)
     .onConflict((oc) =>
       oc.column("place_id").doUpdateSet({
-        ...update,
+        url: sql<string>`excluded.url`,
+        outcome: sql<SiteAudit["outcome"]>`excluded.outcome`,
+        failure: sql<string | null>`excluded.failure`,
+        signals: sql<string>`excluded.signals`,
+        audited_at: sql<Date>`excluded.audited_at`,
         evidence: sql<string>`case
           when site_audits.url = excluded.url and site_audits.outcome = 'ok'
             and site_audits.signals->>'email' = excluded.signals->>'email'
@@ -140,4 +159,73 @@ export async function saveAudit(db: Db, audit: SiteAudit): Promise<void> {
       }),
     )
     .execute();
+}
+
+/** Rows of one cache write at most (7 parameters a row, far below PostgreSQL's 65,535). */
+const MAX_BATCH = 500;
+
+/**
+ * Stores audits as they finish, several in one statement: a write waits while the previous one
+ * runs, and every audit that finished meanwhile goes in the next statement. An idle process writes
+ * an audit at once (after the current turn of the event loop); a busy one makes one round trip
+ * for many audits instead of one each. `save` settles when its audit is stored (or not).
+ *
+ * A statement that fails is tried again row by row, so one audit the database refuses fails alone.
+ * Writes run outside the caller's request deadline (an audit outlives the search that asked).
+ */
+export interface AuditCacheWriter {
+  save(audit: SiteAudit): Promise<void>;
+  /** Statements run and rows written so far (metrics, the bench). */
+  readonly statements: number;
+  readonly rows: number;
+}
+
+export function createAuditCacheWriter(db: Db): AuditCacheWriter {
+  type Pending = { audit: SiteAudit; resolve: () => void; reject: (error: unknown) => void };
+  let pending: Pending[] = [];
+  let writing = false;
+  let statements = 0;
+  let rows = 0;
+
+  const write = async (batch: Pending[]) => {
+    statements += 1;
+    await saveAudits(
+      db,
+      batch.map((entry) => entry.audit),
+    );
+    rows += batch.length;
+  };
+
+  const drain = async () => {
+    while (pending.length > 0) {
+      const batch = pending.length <= MAX_BATCH ? pending : pending.slice(0, MAX_BATCH);
+      pending = pending.length <= MAX_BATCH ? [] : pending.slice(MAX_BATCH);
+      try {
+        await write(batch);
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        if (batch.length === 1) batch[0]?.reject(error);
+        else await Promise.all(batch.map((entry) => write([entry]).then(entry.resolve, entry.reject)));
+      }
+    }
+    writing = false;
+  };
+
+  return {
+    get statements() {
+      return statements;
+    },
+    get rows() {
+      return rows;
+    },
+    save(audit) {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ audit, resolve, reject });
+        if (writing) return;
+        writing = true;
+        // After this turn of the event loop: the audits finishing in it share the statement.
+        setImmediate(() => void withoutDatabaseDeadline(drain));
+      });
+    },
+  };
 }

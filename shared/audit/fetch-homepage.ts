@@ -157,9 +157,10 @@ export async function fetchHomepage(
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), limits.timeoutMs);
+  const leftovers: Leftovers = { draining: false };
   try {
     for (let redirectsFollowed = 0; ; redirectsFollowed++) {
-      const hop = await fetchOnce(current, options, limits, deadline.signal);
+      const hop = await fetchOnce(current, options, limits, deadline.signal, leftovers);
       if (hop.kind === "failure") return hop.failure;
       if (hop.kind === "page") return hop.page;
 
@@ -174,10 +175,19 @@ export async function fetchHomepage(
     }
   } finally {
     clearTimeout(timer);
-    // Stops whatever this fetch left running: bodies of redirects still being drained.
-    deadline.abort();
+    // Stops whatever this fetch left running: bodies of redirects and error pages still being
+    // drained. Only then: an abort builds an exception object, which most fetches need not pay.
+    if (leftovers.draining && !deadline.signal.aborted) deadline.abort(FETCH_ENDED);
   }
 }
+
+/** What a fetch left running after it returned: bodies being drained (see `discard`). */
+interface Leftovers {
+  draining: boolean;
+}
+
+/** The reason given to the drains a fetch left behind when it ends: made once, not per fetch. */
+const FETCH_ENDED = Object.freeze(new Error("the homepage fetch ended"));
 
 /** Closes the pooled connections (on shutdown). Later fetches open new ones. */
 export async function closeHomepageAgents(): Promise<void> {
@@ -198,6 +208,7 @@ async function fetchOnce(
   options: FetchHomepageOptions,
   limits: Limits,
   signal: AbortSignal,
+  leftovers: Leftovers,
 ): Promise<HopResult> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { kind: "failure", failure: failure("unsupported_scheme", url.protocol) };
@@ -217,7 +228,7 @@ async function fetchOnce(
     return { kind: "failure", failure: failureFromError(error, signal) };
   }
   try {
-    return await readResponse(url, held.response, limits, signal, options.memoryBudget);
+    return await readResponse(url, held.response, limits, signal, options.memoryBudget, leftovers);
   } finally {
     // The politeness slot is held until the body is read (or dropped).
     held.release();
@@ -230,11 +241,12 @@ async function readResponse(
   limits: Limits,
   signal: AbortSignal,
   memoryBudget: FetchMemoryBudget | undefined,
+  leftovers: Leftovers,
 ): Promise<HopResult> {
   const { statusCode, headers, body } = response;
 
   if (redirectStatuses.has(statusCode)) {
-    discard(body, signal);
+    discard(body, signal, leftovers);
     const location = headerValue(headers.location);
     if (location === null) {
       return { kind: "failure", failure: failure("bad_redirect", "redirect without Location") };
@@ -242,26 +254,26 @@ async function readResponse(
     return { kind: "redirect", location };
   }
   if (statusCode < 200 || statusCode >= 300) {
-    discard(body, signal);
+    discard(body, signal, leftovers);
     return { kind: "failure", failure: failure(`http_${statusCode}`) };
   }
 
   const contentType = headerValue(headers["content-type"]);
   if (!isHtml(contentType)) {
-    body.destroy();
+    drop(body);
     return { kind: "failure", failure: failure("not_html", contentType ?? undefined) };
   }
 
   // undici's maxResponseSize only counts bytes as they arrive: refuse a declared oversize at once.
   const declaredLength = Number(headerValue(headers["content-length"]) ?? Number.NaN);
   if (declaredLength > limits.maxBytes) {
-    body.destroy();
+    drop(body);
     return { kind: "failure", failure: failure("too_large", `Content-Length ${declaredLength}`) };
   }
 
   const decoded = decompressed(body, headerValue(headers["content-encoding"]));
   if (decoded === null) {
-    body.destroy();
+    drop(body);
     return {
       kind: "failure",
       failure: failure("unsupported_encoding", headerValue(headers["content-encoding"]) ?? ""),
@@ -278,7 +290,7 @@ async function readResponse(
       releaseMemory = await memoryBudget.reserve(expectedBytes, signal);
     } catch {
       decoded.destroy();
-      body.destroy();
+      drop(body);
       return { kind: "failure", failure: failure("timeout", "waiting for memory to read the body") };
     }
   }
@@ -296,7 +308,7 @@ async function readResponse(
   } finally {
     releaseMemory();
     decoded.destroy();
-    body.destroy();
+    drop(body);
   }
 }
 
@@ -490,10 +502,20 @@ async function readAtMost(stream: Readable, maxBytes: number): Promise<Uint8Arra
 }
 
 /**
+ * Stops reading a body. One not read to its end is destroyed with an abort error (undici's), which
+ * nobody else listens for once the fetch no longer aborts its signal at every end: ignored here.
+ */
+function drop(body: Dispatcher.ResponseData["body"]): void {
+  if (!body.readableEnded) body.on("error", () => {});
+  body.destroy();
+}
+
+/**
  * Drains a small body in the background so the connection can be reused; a body over the limit
  * is dropped, and a slow one is cut when the fetch ends (its signal is aborted then).
  */
-function discard(body: Dispatcher.ResponseData["body"], signal: AbortSignal): void {
+function discard(body: Dispatcher.ResponseData["body"], signal: AbortSignal, leftovers: Leftovers): void {
+  leftovers.draining = true;
   body.dump({ limit: 64 * 1024, signal }).catch(() => {});
 }
 

@@ -1,9 +1,10 @@
 import type { Db } from "../db/database.ts";
 import type { AnalysisPool } from "./analysis-pool.ts";
 import { type AuditDeps, type AuditTarget, auditSite } from "./audit-site.ts";
-import { saveAudit } from "./cache.ts";
+import { createAuditCacheWriter } from "./cache.ts";
 import type { EmailStatusCheck } from "./email-status.ts";
 import type { FetchHomepageOptions } from "./fetch-homepage.ts";
+import type { HttpsAnswers } from "./https-answers.ts";
 import type { SiteAudit } from "./types.ts";
 
 const ANALYSIS_TIMEOUT_MS = 5_000;
@@ -18,14 +19,18 @@ export interface AuditRunnerDeps {
   onStage?: AuditDeps["onStage"];
   /** Whether the contact address found can receive mail (DNS only); absent: not checked. */
   emailStatus?: EmailStatusCheck;
+  /** The https answers known per host (audit-site.ts); absent: every check asks. */
+  httpsAnswers?: HttpsAnswers;
 }
 
 /**
  * One audit end to end: fetch, analyse on the pool, check the contact address's mail domain in
- * DNS (bounded: a DNS that does not answer gives `unknown`), store in the per-place cache.
+ * DNS (bounded: a DNS that does not answer gives `unknown`), store in the per-place cache (the
+ * audits that finish together in one statement: `createAuditCacheWriter`).
  */
 export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
   const now = deps.now ?? (() => new Date());
+  const cache = createAuditCacheWriter(deps.db);
   return async (target) => {
     const audit = await auditSite(target, {
       fetch: deps.fetch,
@@ -33,12 +38,13 @@ export function createAuditRunner(deps: AuditRunnerDeps): RunAudit {
       analyze: (input) => deps.pool.analyze(input, { signal: AbortSignal.timeout(ANALYSIS_TIMEOUT_MS) }),
       now,
       ...(deps.onStage ? { onStage: deps.onStage } : {}),
+      ...(deps.httpsAnswers ? { httpsAnswers: deps.httpsAnswers } : {}),
     });
     if (audit.outcome === "ok" && deps.emailStatus) {
       const email = audit.signals.email ?? null;
       audit.signals.email_status = email === null ? null : await deps.emailStatus(email, target.url);
     }
-    await saveAudit(deps.db, audit);
+    await cache.save(audit);
     return audit;
   };
 }

@@ -29,6 +29,8 @@ export interface FakeSitesServer {
   /** Requests of this path, over either protocol. */
   hits(path: string): number;
   readonly requests: readonly FakeSiteRequest[];
+  /** TLS handshakes begun on a server without `tls` (each answered as a bad HTTP request). */
+  readonly tlsAttempts: number;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startFakeSites(options: FakeSitesOptions = {}): Promise<Fa
   const http: Server = createServer(handler(false));
   const https = options.tls ? createHttpsServer(options.tls, handler(true)) : undefined;
   const sockets = new Set<Socket>();
+  let tlsAttempts = 0;
   const front = createTcpServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -81,6 +84,7 @@ export async function startFakeSites(options: FakeSitesOptions = {}): Promise<Fa
       const first: Buffer | null = socket.read(1);
       if (first === null) return;
       socket.unshift(first);
+      if (first[0] === 0x16 && !https) tlsAttempts += 1;
       (first[0] === 0x16 && https ? https : http).emit("connection", socket);
     });
   });
@@ -94,6 +98,9 @@ export async function startFakeSites(options: FakeSitesOptions = {}): Promise<Fa
     set: (path, site) => sites.set(path, site),
     hits: (path) => hits.get(path) ?? 0,
     requests,
+    get tlsAttempts() {
+      return tlsAttempts;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

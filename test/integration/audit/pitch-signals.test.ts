@@ -232,6 +232,42 @@ describe("no_https", () => {
     });
   });
 
+  it("an http-only host is asked over TLS once: its other pages, at once or later, get the same answer", async () => {
+    const host = await startFakeSites();
+    try {
+      for (const path of ["/a", "/b", "/c", "/d", "/e", "/f"]) host.set(path, { html: MODERN_HOMEPAGE });
+      const first = await stack.run(target(host.url("/a")));
+      expect(host.tlsAttempts).toBe(1);
+      // Four audits at once and one after them: no further TLS attempt, the same verdict and evidence.
+      const together = await Promise.all(
+        ["/b", "/c", "/d", "/e"].map((path) => stack.run(target(host.url(path)))),
+      );
+      const later = await stack.run(target(host.url("/f")));
+      expect(host.tlsAttempts).toBe(1);
+      for (const audit of [first, ...together, later]) {
+        expect(audit).toMatchObject({
+          outcome: "ok",
+          signals: { no_https: true },
+          evidence: { https_result: first.evidence.https_result, certificate_problem: null },
+        });
+        expect(audit.evidence.final_url).toBe(audit.url);
+      }
+      expect(first.evidence.https_result).toMatch(/^tls_failed \(/);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("a host whose https works is asked at every audit (only a host-wide refusal is remembered)", async () => {
+    secure.set("/again", { html: MODERN_HOMEPAGE });
+    const url = `http://localhost:${secure.port}/again`;
+    const before = secure.requests.filter((request) => request.secure).length;
+    for (let audit = 0; audit < 2; audit++) {
+      expect(await stack.run(target(url))).toMatchObject({ signals: { no_https: false } });
+    }
+    expect(secure.requests.filter((request) => request.secure).length - before).toBe(2);
+  });
+
   it("a site whose https leads back to http", async () => {
     const httpUrl = `http://localhost:${downgrading.port}/`;
     downgrading.set("/", { html: MODERN_HOMEPAGE });
