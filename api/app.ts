@@ -19,6 +19,7 @@ import rateLimit from "./plugins/rate-limit.ts";
 import { requestIdFor } from "./request-id.ts";
 import type { Services } from "./services.ts";
 import v1Routes from "./v1/index.ts";
+import stripeWebhookRoutes from "./webhooks/stripe.ts";
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -87,6 +88,10 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(mcpRoutes, { services });
   await app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services });
   await app.register(legalRoutes, config.legal);
+  // Without Stripe configured there is nothing to receive: the route does not exist (404).
+  if (services.payments) {
+    await app.register(stripeWebhookRoutes, { payments: services.payments, metrics: services.metrics });
+  }
   if (config.adminToken) {
     await app.register(adminRoutes, { prefix: "/admin", services });
   }

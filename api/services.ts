@@ -26,6 +26,8 @@ import {
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import type { OperationServices } from "../shared/operations/operation.ts";
+import { createPayments, type Payments } from "../shared/payments/payments.ts";
+import { createStripeGateway } from "../shared/payments/stripe-gateway.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
@@ -68,6 +70,8 @@ export interface Services extends OperationServices {
   draftGenerator: DraftGenerator;
   /** This process's Prometheus registry (GET /metrics). */
   metrics: Metrics;
+  /** Buying credits through Stripe Checkout; undefined without STRIPE_SECRET_KEY (credits come from the operator). */
+  payments: Payments | undefined;
   close(): Promise<void>;
 }
 
@@ -189,6 +193,14 @@ export async function createServices(
       metrics,
     ),
     metrics,
+    payments:
+      config.stripe &&
+      createPayments({
+        db,
+        gateway: createStripeGateway(config.stripe),
+        sale: { packs: config.creditPacks, currency: config.creditCurrency },
+        metrics,
+      }),
     db,
     redis,
     keyUsage,

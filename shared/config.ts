@@ -33,6 +33,38 @@ function isDnsServerAddress(text: string): boolean {
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
+/** One pack of credits sold through Stripe Checkout: its credits and its price in the currency's smallest unit. */
+export interface CreditPack {
+  credits: number;
+  price: number;
+}
+
+/** The largest pack (the admin API's limit of one operator purchase too). */
+const MAX_PACK_CREDITS = 100_000;
+
+/** `credits:price,…` (`100:1900,500:7900`), each an integer, no two packs of the same size. */
+function parseCreditPacks(text: string, context: z.RefinementCtx): CreditPack[] {
+  const packs: CreditPack[] = [];
+  for (const item of text.split(",").map((part) => part.trim())) {
+    const match = /^(\d{1,9}):(\d{1,9})$/.exec(item);
+    const credits = Number(match?.[1]);
+    const price = Number(match?.[2]);
+    if (!match || credits < 1 || credits > MAX_PACK_CREDITS || price < 1) {
+      context.addIssue({
+        code: "custom",
+        message: `"${item}" is not credits:price (credits 1 to ${MAX_PACK_CREDITS}, price in the smallest unit, at least 1)`,
+      });
+      return z.NEVER;
+    }
+    if (packs.some((pack) => pack.credits === credits)) {
+      context.addIssue({ code: "custom", message: `two packs of ${credits} credits` });
+      return z.NEVER;
+    }
+    packs.push({ credits, price });
+  }
+  return packs.sort((a, b) => a.credits - b.credits);
+}
+
 /** Every setting of the service, read once from the environment at start. */
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -118,6 +150,38 @@ const configSchema = z.object({
   PRIVACY_POLICY_FILE: optionalString,
   TERMS_OF_SERVICE_FILE: optionalString,
   OPERATOR_CONTACT_EMAIL: optionalString.pipe(z.email("must be an email address").optional()),
+  STRIPE_SECRET_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)")
+      .optional(),
+  ),
+  STRIPE_WEBHOOK_SECRET: optionalString.pipe(
+    z
+      .string()
+      .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
+      .optional(),
+  ),
+  // The origin only: the package builds every path itself.
+  STRIPE_API_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => /^https?:\/\/[^/?#]+\/?$/.test(url), "must be an origin (scheme, host, port), no path")
+      .default("https://api.stripe.com"),
+  ),
+  CREDIT_PACKS: optionalString.pipe(
+    z
+      .string()
+      .default("100:1900,500:7900,2000:24900")
+      .transform((text, context) => parseCreditPacks(text, context)),
+  ),
+  CREDIT_CURRENCY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, "must be a three-letter ISO currency code")
+      .transform((code) => code.toLowerCase())
+      .default("usd"),
+  ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -223,6 +287,15 @@ export interface Config {
     termsOfServiceFile: string | undefined;
     contactEmail: string | undefined;
   };
+  /**
+   * Buying credits through Stripe Checkout; undefined without STRIPE_SECRET_KEY (then credits come
+   * from the operator only). `apiUrl` is Stripe's origin (tests point it at a fake on loopback).
+   */
+  stripe: { secretKey: string; webhookSecret: string; apiUrl: string } | undefined;
+  /** The packs the Credits page sells, smallest first, priced in `creditCurrency`. */
+  creditPacks: CreditPack[];
+  /** ISO code, lower case (Stripe's spelling). */
+  creditCurrency: string;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
 
@@ -263,6 +336,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.SIGNUP === "open" && !e.SMTP_URL) {
     throw new ConfigError(
       "Invalid configuration:\n  SMTP_URL: required when SIGNUP=open (sign-ups are confirmed by mail)",
+    );
+  }
+  // One without the other cannot work: no checkout without the key, no crediting without the secret.
+  if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set (the webhook's signing secret)",
+    );
+  }
+  if (e.STRIPE_WEBHOOK_SECRET && !e.STRIPE_SECRET_KEY) {
+    throw new ConfigError(
+      "Invalid configuration:\n  STRIPE_SECRET_KEY: required when STRIPE_WEBHOOK_SECRET is set",
     );
   }
   if ((e.OPENAI_API_KEY || e.OPENAI_BASE_URL) && !e.OPENAI_MODEL) {
@@ -358,6 +442,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       termsOfServiceFile: e.TERMS_OF_SERVICE_FILE,
       contactEmail: e.OPERATOR_CONTACT_EMAIL,
     },
+    stripe:
+      e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+            apiUrl: e.STRIPE_API_URL.replace(/\/+$/, ""),
+          }
+        : undefined,
+    creditPacks: e.CREDIT_PACKS,
+    creditCurrency: e.CREDIT_CURRENCY,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -11,7 +11,10 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { AuditTarget } from "./audit/audit-site.ts";
 import type { SiteAudit } from "./audit/types.ts";
+import type { ReversalKind } from "./credits/reversals.ts";
+import type { PurchaseSource } from "./db/schema.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./drafting/generator.ts";
+import type { MismatchReason } from "./payments/settlement.ts";
 import type { PlaceCandidate, PlacesProvider, SearchTextOptions, TextSearchQuery } from "./places/types.ts";
 import type { RateLimitFallbackMetrics } from "./rate-limits.ts";
 
@@ -29,6 +32,14 @@ export const DRAFT_GENERATORS = ["template", "llm"] as const;
 export const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
 export const CALL_OUTCOMES = ["ok", "error"] as const;
 export const CREDIT_OPERATIONS = ["search", "draft"] as const;
+export const PURCHASE_SOURCES = ["stripe", "operator"] as const satisfies readonly PurchaseSource[];
+export const REVERSAL_KINDS = ["refund", "dispute"] as const satisfies readonly ReversalKind[];
+export const MISMATCH_REASONS = [
+  "workspace",
+  "pack",
+  "amount",
+  "currency",
+] as const satisfies readonly MismatchReason[];
 export type AuditStageLabel = "fetch" | "parse";
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
@@ -49,6 +60,18 @@ export interface SearchMetrics {
 /** What a draft reports (shared/drafting/draft-outreach.ts). */
 export interface DraftMetrics {
   draftFinished(outcome: DraftOutcomeLabel, generator: DraftGenerator["name"], creditsSpent: number): void;
+}
+
+/** What buying credits reports (shared/payments/payments.ts, the admin purchase route, the webhook). */
+export interface PaymentMetrics {
+  /** A purchase credited: `credits` added to a balance. */
+  purchaseCredited(source: PurchaseSource, credits: number): void;
+  /** A refund or dispute recorded: the credits it took back and those it could not (the shortfall). */
+  reversalApplied(kind: ReversalKind, credits: number, shortfall: number): void;
+  /** A paid session that matches no pack on sale for its workspace: nothing credited. */
+  paymentMismatch(reason: MismatchReason): void;
+  /** One answer of `POST /webhooks/stripe`, by HTTP status. */
+  stripeWebhookAnswered(statusCode: number): void;
 }
 
 export interface AuditJobMetrics {
@@ -82,6 +105,7 @@ export interface Metrics
     AuditJobMetrics,
     PlacesCallMetrics,
     LlmCallMetrics,
+    PaymentMetrics,
     RateLimitFallbackMetrics {
   readonly registry: Registry;
   /** The Content-Type of `scrape()`'s text. */
@@ -103,6 +127,13 @@ export interface Metrics
   readonly llmRequestDuration: Histogram<"outcome">;
   readonly rateLimitFallbackGauge: Gauge;
   readonly rateLimitChecksInMemory: Counter;
+  readonly creditPurchases: Counter<"source">;
+  readonly creditsSold: Counter<"source">;
+  readonly creditReversals: Counter<"kind">;
+  readonly creditsReversed: Counter<"kind">;
+  readonly creditShortfall: Counter;
+  readonly paymentMismatches: Counter<"reason">;
+  readonly stripeWebhookResponses: Counter<"status_code">;
   /** `route` is the route pattern (`/v1/leads/:id`), never the raw URL. */
   httpRequestFinished(method: string, route: string, statusCode: number, seconds: number): void;
   /**
@@ -269,7 +300,59 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     registers,
   });
 
+  const creditPurchases = new Counter({
+    name: `${METRICS_PREFIX}credit_purchases_total`,
+    help: "Purchases credited, by source (stripe: a paid Checkout Session; operator: the admin API)",
+    labelNames: ["source"] as const,
+    registers,
+  });
+  const creditsSold = new Counter({
+    name: `${METRICS_PREFIX}credits_sold_total`,
+    help: "Credits added by purchases, by source (stripe, operator)",
+    labelNames: ["source"] as const,
+    registers,
+  });
+  const creditReversals = new Counter({
+    name: `${METRICS_PREFIX}credit_reversals_total`,
+    help: "Refunds and disputes of Stripe payments recorded, by kind (refund, dispute)",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  const creditsReversed = new Counter({
+    name: `${METRICS_PREFIX}credits_reversed_total`,
+    help: "Credits taken back by refunds and disputes, by kind",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  const creditShortfall = new Counter({
+    name: `${METRICS_PREFIX}credit_shortfall_total`,
+    help: "Credits a refund or dispute could not take back (already spent: the balance stops at 0)",
+    registers,
+  });
+  const paymentMismatches = new Counter({
+    name: `${METRICS_PREFIX}payment_mismatches_total`,
+    help: "Paid Checkout Sessions that credited nothing, by what did not match (workspace, pack, amount, currency)",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const stripeWebhookResponses = new Counter({
+    name: `${METRICS_PREFIX}stripe_webhook_responses_total`,
+    help: "Answers of POST /webhooks/stripe, by HTTP status (400: bad signature; 500: Stripe retries)",
+    labelNames: ["status_code"] as const,
+    registers,
+  });
+
   // Known label values start at 0, so that rate() and ratios work from the first event.
+  for (const source of PURCHASE_SOURCES) {
+    creditPurchases.inc({ source }, 0);
+    creditsSold.inc({ source }, 0);
+  }
+  for (const kind of REVERSAL_KINDS) {
+    creditReversals.inc({ kind }, 0);
+    creditsReversed.inc({ kind }, 0);
+  }
+  creditShortfall.inc(0);
+  for (const reason of MISMATCH_REASONS) paymentMismatches.inc({ reason }, 0);
   for (const operation of CREDIT_OPERATIONS) creditsSpent.inc({ operation }, 0);
   for (const outcome of SEARCH_OUTCOMES) searches.inc({ outcome }, 0);
   for (const outcome of DRAFT_OUTCOMES) {
@@ -300,6 +383,28 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     llmRequestDuration,
     rateLimitFallbackGauge,
     rateLimitChecksInMemory,
+    creditPurchases,
+    creditsSold,
+    creditReversals,
+    creditsReversed,
+    creditShortfall,
+    paymentMismatches,
+    stripeWebhookResponses,
+    purchaseCredited(source, credits) {
+      creditPurchases.inc({ source });
+      creditsSold.inc({ source }, credits);
+    },
+    reversalApplied(kind, credits, shortfall) {
+      creditReversals.inc({ kind });
+      if (credits > 0) creditsReversed.inc({ kind }, credits);
+      if (shortfall > 0) creditShortfall.inc(shortfall);
+    },
+    paymentMismatch(reason) {
+      paymentMismatches.inc({ reason });
+    },
+    stripeWebhookAnswered(statusCode) {
+      stripeWebhookResponses.inc({ status_code: String(statusCode) });
+    },
     rateLimitFallbackActive(active) {
       rateLimitFallbackGauge.set(active ? 1 : 0);
     },

@@ -290,7 +290,9 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     },
     async (request, reply) => {
       await requireWorkspace(db, request.params.id);
-      return reply.code(201).send(await purchaseCredits(db, request.params.id, request.body.credits));
+      const purchased = await purchaseCredits(db, request.params.id, request.body.credits);
+      services.metrics.purchaseCredited("operator", request.body.credits);
+      return reply.code(201).send(purchased);
     },
   );
 };

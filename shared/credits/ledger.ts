@@ -3,6 +3,7 @@ import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
+import { insertOperatorPurchase } from "./purchases.ts";
 
 export const MAX_PURCHASE_CREDITS = 100_000;
 
@@ -152,7 +153,7 @@ export async function chargeNewPlaces(
   return charged.map((row) => row.place_id);
 }
 
-/** Adds bought credits and ends the free trial. */
+/** Adds bought credits and ends the free trial: an operator's purchase (admin API). */
 export async function purchaseCredits(
   db: Db,
   workspaceId: string,
@@ -163,12 +164,46 @@ export async function purchaseCredits(
   }
   return db.transaction().execute(async (trx) => {
     await lockWorkspaceBalance(trx, workspaceId);
-    await trx.insertInto("credit_purchases").values({ workspace_id: workspaceId, credits }).execute();
-    return trx
-      .updateTable("workspaces")
-      .set((eb) => ({ balance: eb("balance", "+", credits), free_trial: false }))
-      .where("id", "=", workspaceId)
-      .returning(["balance", "free_trial"])
-      .executeTakeFirstOrThrow();
+    await insertOperatorPurchase(trx, workspaceId, credits);
+    return creditBalance(trx, workspaceId, credits);
   });
+}
+
+/**
+ * Raises the balance by bought credits and ends the free trial (any purchase does), inside the
+ * transaction that records the purchase, which holds the workspace lock.
+ */
+export async function creditBalance(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  credits: number,
+): Promise<{ balance: number; free_trial: boolean }> {
+  return trx
+    .updateTable("workspaces")
+    .set((eb) => ({ balance: eb("balance", "+", credits), free_trial: false }))
+    .where("id", "=", workspaceId)
+    .returning(["balance", "free_trial"])
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Takes back up to `credits` (a refund, a dispute): never below 0, whatever live holds need (a
+ * draft in flight then fails to settle and charges nothing). Answers what was taken and what the
+ * balance could not give (the shortfall). Locks the workspace row first.
+ */
+export async function takeBackCredits(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  credits: number,
+): Promise<{ taken: number; shortfall: number; balance: number }> {
+  const balance = await lockWorkspaceBalance(trx, workspaceId);
+  const taken = Math.min(Math.max(credits, 0), balance);
+  if (taken > 0) {
+    await trx
+      .updateTable("workspaces")
+      .set((eb) => ({ balance: eb("balance", "-", taken) }))
+      .where("id", "=", workspaceId)
+      .execute();
+  }
+  return { taken, shortfall: Math.max(credits, 0) - taken, balance: balance - taken };
 }

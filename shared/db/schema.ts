@@ -167,11 +167,49 @@ export interface CreditHoldsTable {
   expires_at: Timestamp;
 }
 
+export type PurchaseSource = "operator" | "stripe";
+
+/** Credits bought: by the operator (admin API) or through Stripe Checkout; see shared/credits/purchases.ts. */
 export interface CreditPurchasesTable {
   id: Generated<string>;
   workspace_id: string;
+  /** The credits bought (the pack's), added to the balance when the purchase was recorded. */
   credits: number;
   created_at: Timestamp;
+  source: ColumnType<PurchaseSource, PurchaseSource | undefined, PurchaseSource>;
+  /** Stripe only: the Checkout Session (unique: a purchase is credited once) and its payment intent. */
+  checkout_session_id: ColumnType<string | null, string | null | undefined, string | null>;
+  payment_intent_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Stripe only: what was paid, in the currency's smallest unit, and the currency (lower case). */
+  amount: ColumnType<number | null, number | null | undefined, number | null>;
+  currency: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Credits that refunds and disputes took back, or were owed and could not (the shortfall). */
+  reversed_credits: ColumnType<number, number | undefined, number>;
+  /** Of `reversed_credits`, those the balance could not give back (it never goes below 0). */
+  shortfall_credits: ColumnType<number, number | undefined, number>;
+}
+
+/**
+ * A refund or a dispute of a Stripe payment, found by payment intent; see shared/credits/reversals.ts.
+ * Unlinked (no purchase, no workspace) while its purchase has not been recorded.
+ */
+export interface CreditReversalsTable {
+  id: Generated<string>;
+  payment_intent_id: string;
+  kind: "refund" | "dispute";
+  /** The dispute's id; for a refund, the charge's running total refunded (each event carries it). */
+  reference: string;
+  /** The amount refunded so far, or disputed, in the currency's smallest unit. */
+  amount: number;
+  purchase_id: string | null;
+  workspace_id: string | null;
+  /** Credits this reversal took from the balance. */
+  credits: ColumnType<number, number | undefined, number>;
+  /** Credits it was owed and could not take (the balance stops at 0). */
+  shortfall: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  /** When it was applied to its purchase (at once, or when the purchase arrived after it). */
+  applied_at: NullableTimestamp;
 }
 
 export interface SiteAuditsTable {
@@ -270,6 +308,7 @@ export interface Database {
   leads: LeadsTable;
   search_charges: SearchChargesTable;
   credit_purchases: CreditPurchasesTable;
+  credit_reversals: CreditReversalsTable;
   credit_holds: CreditHoldsTable;
   site_audits: SiteAuditsTable;
   drafts: DraftsTable;

@@ -1,6 +1,6 @@
 /**
  * The ledger's invariants, checked in SQL at the end of a fault test: whatever failed, every
- * workspace's balance is 10 + purchases - search charges - drafts, no place is charged twice to a
+ * workspace's balance is 10 + purchases - credits taken back by refunds and disputes - search charges - drafts, no place is charged twice to a
  * workspace, and every charged place is saved as that workspace's lead.
  */
 export type SqlQuery = <T extends Record<string, unknown>>(text: string) => Promise<T[]>;
@@ -15,6 +15,7 @@ export async function moneyInvariantViolations(query: SqlQuery): Promise<MoneyVi
   const balances = await query<{ workspace_id: string; balance: number; expected: number }>(`
     select w.id as workspace_id, w.balance,
            (10 + coalesce((select sum(p.credits) from credit_purchases p where p.workspace_id = w.id), 0)
+               - coalesce((select sum(r.credits) from credit_reversals r where r.workspace_id = w.id), 0)
                - (select count(*) from search_charges c where c.workspace_id = w.id)
                - (select count(*) from drafts d where d.workspace_id = w.id))::int as expected
       from workspaces w`);
