@@ -22,22 +22,45 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/**
+ * Why an account action was refused, where the code alone does not say (a closed list): the
+ * console words each reason in the member's language, keyed by the reason, never by the message.
+ */
+export type RefusalReason =
+  | "wrong_credentials"
+  | "wrong_password"
+  | "too_many_attempts"
+  | "too_short"
+  | "too_long"
+  | "disposable_address"
+  | "account_exists"
+  | "wrong_account"
+  | "sign_up_invalid"
+  | "reset_invalid"
+  | "invite_invalid";
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly reason: RefusalReason | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; headers?: Record<string, string> },
+    options?: { cause?: unknown; headers?: Record<string, string>; reason?: RefusalReason },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
     this.status = errorStatus[code];
     this.headers = options?.headers ?? {};
+    this.reason = options?.reason;
   }
 }
+
+/** A refusal with its reason; the reason is also its message, as an API client reads it. */
+export const refusal = (code: ErrorCode, reason: RefusalReason, headers?: Record<string, string>): ApiError =>
+  new ApiError(code, reason, { reason, ...(headers ? { headers } : {}) });
 
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

@@ -3,9 +3,10 @@ import fp from "fastify-plugin";
 import { listMemberships } from "../../shared/accounts/accounts.ts";
 import type { Db } from "../../shared/db/database.ts";
 import { toApiError } from "../plugins/errors.ts";
-import { languageFromHeader, type MessageKey, type Translator, translator } from "./i18n.ts";
+import { languageFromHeader, type Translator, translator } from "./i18n.ts";
 import { PAGE_HEADERS, type PageContext } from "./layout.ts";
 import { PageError } from "./page-error.ts";
+import { REFUSAL_MESSAGES, retryWait } from "./refusals.ts";
 import { errorPage } from "./views/components.ts";
 
 /** A page as a function of who is looking (language, CSRF token, account, workspace). */
@@ -17,18 +18,6 @@ declare module "fastify" {
     render(view: View, status?: number): Promise<FastifyReply>;
   }
 }
-
-/** Domain messages that are keys of the console's catalog (passwords, invites) are shown translated. */
-export const DOMAIN_MESSAGES: Record<string, MessageKey> = {
-  wrong_password: "wrongPassword",
-  too_short: "tooShort",
-  too_long: "tooLong",
-  invite_invalid: "inviteInvalid",
-  reset_invalid: "resetInvalid",
-  sign_up_invalid: "signUpInvalid",
-  disposable_address: "disposableAddress",
-  account_exists: "accountExistsSignIn",
-};
 
 export const translatorOf = (request: FastifyRequest): Translator =>
   translator(
@@ -52,15 +41,18 @@ async function contextOf(db: Db, request: FastifyRequest, reply: FastifyReply): 
   };
 }
 
-/** A thrown error as the page that explains it: 5xx masked, domain messages translated. */
+/** A thrown error as the page that explains it: 5xx masked, refusals in the member's words. */
 function pageErrorOf(error: unknown, request: FastifyRequest): PageError {
   if (error instanceof PageError) return error;
   const apiError = toApiError(error, request);
-  const known = DOMAIN_MESSAGES[apiError.message];
+  const known = apiError.reason ? REFUSAL_MESSAGES[apiError.reason] : undefined;
   if (apiError.status >= 500) return new PageError(apiError.status, "serverError");
   if (apiError.status === 404) return new PageError(404, known ?? "notFound");
   if (apiError.code === "insufficient_credits") return new PageError(402, "insufficientCredits");
-  if (known) return new PageError(apiError.status, known);
+  if (known) {
+    const wait = apiError.code === "rate_limited" ? { minutes: retryWait(apiError).minutes } : undefined;
+    return new PageError(apiError.status, known, wait);
+  }
   return new PageError(apiError.status, "invalidInput", { detail: apiError.message });
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import type { Account, Language } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, refusal } from "../errors.ts";
 import { revokeAllConnectedApps } from "../oauth/grants.ts";
 import type { PasswordCheckLimiter } from "./password-limiter.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
@@ -25,9 +25,7 @@ export async function checkCredentials(db: Db, email: string, password: string):
 
 /** Too many wrong passwords from this address (for this account, or for any): the password was not checked. */
 export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new ApiError("rate_limited", "too_many_attempts", {
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
+  refusal("rate_limited", "too_many_attempts", { "Retry-After": String(retryAfterSeconds) });
 
 /**
  * Sign-in through the one password limiter: the account, or `wrong_credentials` (401 in the
@@ -41,7 +39,7 @@ export async function signIn(
     checkCredentials(deps.db, input.email, input.password),
   );
   if (checked.outcome === "limited") throw tooManyAttempts(checked.retryAfterSeconds);
-  if (checked.outcome === "failed") throw new ApiError("invalid_request", "wrong_credentials");
+  if (checked.outcome === "failed") throw refusal("invalid_request", "wrong_credentials");
   return checked.value;
 }
 
@@ -57,7 +55,7 @@ export async function setPassword(
   options: { keepSessionToken?: string; now?: Date } = {},
 ): Promise<void> {
   const problem = passwordProblem(password);
-  if (problem) throw new ApiError("invalid_request", problem);
+  if (problem) throw refusal("invalid_request", problem);
   const now = options.now ?? new Date();
   const hash = await hashPassword(password);
   await db.transaction().execute(async (trx) => {
@@ -84,7 +82,7 @@ export async function changePassword(
 ): Promise<void> {
   const { db } = deps;
   const problem = passwordProblem(input.next);
-  if (problem) throw new ApiError("invalid_request", problem);
+  if (problem) throw refusal("invalid_request", problem);
   const account = await db
     .selectFrom("accounts")
     .selectAll()
@@ -95,7 +93,7 @@ export async function changePassword(
     (await verifyPassword(input.current, account.password_hash)) ? account : null,
   );
   if (checked.outcome === "limited") throw tooManyAttempts(checked.retryAfterSeconds);
-  if (checked.outcome === "failed") throw new ApiError("invalid_request", "wrong_password");
+  if (checked.outcome === "failed") throw refusal("invalid_request", "wrong_password");
   await setPassword(db, input.accountId, input.next, { keepSessionToken: input.keepSessionToken });
 }
 

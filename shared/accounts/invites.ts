@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail, normalizeEmail } from "./accounts.ts";
@@ -105,7 +105,7 @@ export async function acceptInvite(
 ): Promise<{ accountId: string; workspaceId: string; memberId: string }> {
   if (answer.kind === "new_account") {
     const problem = passwordProblem(answer.password);
-    if (problem) throw new ApiError("invalid_request", problem);
+    if (problem) throw refusal("invalid_request", problem);
   }
   const newHash = answer.kind === "new_account" ? await hashPassword(answer.password) : undefined;
   return db.transaction().execute(async (trx) => {
@@ -118,13 +118,13 @@ export async function acceptInvite(
           .executeTakeFirst()
       : undefined;
     if (!invite || invite.used_at !== null || invite.cancelled_at !== null || invite.expires_at <= now) {
-      throw new ApiError("not_found", "invite_invalid");
+      throw refusal("not_found", "invite_invalid");
     }
     let account = await findAccountByEmail(trx, invite.email);
     if (answer.kind === "signed_in") {
-      if (!account || account.id !== answer.accountId) throw new ApiError("invalid_request", "wrong_account");
+      if (!account || account.id !== answer.accountId) throw refusal("invalid_request", "wrong_account");
     } else if (account) {
-      throw new ApiError("invalid_request", "account_exists");
+      throw refusal("invalid_request", "account_exists");
     } else {
       if (!newHash) throw new Error("a new account without its password hash");
       account = await trx

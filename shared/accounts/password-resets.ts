@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
+import { refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { findAccountByEmail, setPassword } from "./accounts.ts";
 import { passwordProblem } from "./passwords.ts";
@@ -63,7 +63,7 @@ export async function resetPassword(
 ): Promise<{ accountId: string }> {
   // A password the rule refuses leaves the link usable for a second try.
   const problem = passwordProblem(password);
-  if (problem) throw new ApiError("invalid_request", problem);
+  if (problem) throw refusal("invalid_request", problem);
   const claimed = looksLikeSecret(token)
     ? await db
         .updateTable("password_resets")
@@ -74,7 +74,7 @@ export async function resetPassword(
         .returning("account_id")
         .executeTakeFirst()
     : undefined;
-  if (!claimed) throw new ApiError("not_found", "reset_invalid");
+  if (!claimed) throw refusal("not_found", "reset_invalid");
   await setPassword(db, claimed.account_id, password, { now });
   return { accountId: claimed.account_id };
 }

@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
+import type { RefusalReason } from "../errors.ts";
 
 /**
  * Passwords are stored as `scrypt$N$r$p$salt$hash` (base64url salt and hash), so the cost can
@@ -47,7 +48,7 @@ export const decoyPasswordHash = (): Promise<string> => {
 };
 
 /** The rule a new password must meet; a message for the form, or null. */
-export function passwordProblem(password: string): string | null {
+export function passwordProblem(password: string): Extract<RefusalReason, "too_short" | "too_long"> | null {
   if (password.length < MIN_PASSWORD_LENGTH) return "too_short";
   if (password.length > MAX_PASSWORD_LENGTH) return "too_long";
   return null;

@@ -1,7 +1,7 @@
 import { isValid as acceptedByDisposableList } from "mailchecker";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
-import { ApiError } from "../errors.ts";
+import { refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail } from "./accounts.ts";
@@ -43,9 +43,9 @@ export async function requestSignUp(
   now: Date = new Date(),
 ): Promise<SignUpRequested> {
   const email = input.email.trim();
-  if (isDisposableAddress(email)) throw new ApiError("invalid_request", "disposable_address");
+  if (isDisposableAddress(email)) throw refusal("invalid_request", "disposable_address");
   const problem = passwordProblem(input.password);
-  if (problem) throw new ApiError("invalid_request", problem);
+  if (problem) throw refusal("invalid_request", problem);
   const account = await findAccountByEmail(db, email);
   if (account) return { kind: "account_exists", language: account.language };
   const token = newSecret();
@@ -107,7 +107,7 @@ export async function confirmSignUp(
   token: string,
   now: Date = new Date(),
 ): Promise<{ accountId: string; workspaceId: string }> {
-  if (!looksLikeSecret(token)) throw new ApiError("not_found", "sign_up_invalid");
+  if (!looksLikeSecret(token)) throw refusal("not_found", "sign_up_invalid");
   return db.transaction().execute(async (trx) => {
     const signUp = await trx
       .selectFrom("sign_ups")
@@ -116,9 +116,9 @@ export async function confirmSignUp(
       .forUpdate()
       .executeTakeFirst();
     if (!signUp || signUp.confirmed_at !== null || signUp.expires_at <= now) {
-      throw new ApiError("not_found", "sign_up_invalid");
+      throw refusal("not_found", "sign_up_invalid");
     }
-    if (await findAccountByEmail(trx, signUp.email)) throw new ApiError("invalid_request", "account_exists");
+    if (await findAccountByEmail(trx, signUp.email)) throw refusal("invalid_request", "account_exists");
     const account = await trx
       .insertInto("accounts")
       .values({

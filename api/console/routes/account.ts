@@ -5,7 +5,7 @@ import { ApiError } from "../../../shared/errors.ts";
 import { parseForm, passwordForm, profileForm } from "../forms.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CONSOLE_PREFIX } from "../paths.ts";
-import { DOMAIN_MESSAGES } from "../renderer.ts";
+import { REFUSAL_MESSAGES, retryWait } from "../refusals.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { requireSession } from "../session.ts";
 import { accountPage } from "../views/account.ts";
@@ -53,10 +53,10 @@ const accountRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { ser
         },
       );
     } catch (error) {
-      if (error instanceof ApiError && error.code === "rate_limited") {
-        const retryAfter = Number(error.headers["Retry-After"] ?? 60);
-        const minutes = Math.ceil(retryAfter / 60);
-        return reply.header("retry-after", String(retryAfter)).render(
+      if (!(error instanceof ApiError) || !error.reason) throw error;
+      if (error.reason === "too_many_attempts") {
+        const { seconds, minutes } = retryWait(error);
+        return reply.header("retry-after", String(seconds)).render(
           (context) =>
             accountPage(context, {
               ...session.account,
@@ -65,8 +65,7 @@ const accountRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { ser
           429,
         );
       }
-      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
-      if (!key) throw error;
+      const key = REFUSAL_MESSAGES[error.reason];
       return reply.render(
         (context) => accountPage(context, { ...session.account, error: context.t.t(key) }),
         400,

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { normalizeEmail } from "../../../shared/accounts/accounts.ts";
 import { acceptInvite, findOpenInvite, type OpenInvite } from "../../../shared/accounts/invites.ts";
-import { ApiError } from "../../../shared/errors.ts";
 import { looksLikeSecret } from "../../../shared/secrets.ts";
 import type { Services } from "../../services.ts";
 import { readCookie } from "../cookies.ts";
 import { inviteAcceptForm, inviteNewAccountForm, parseForm } from "../forms.ts";
+import type { MessageKey } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, workspacePath } from "../paths.ts";
-import { DOMAIN_MESSAGES } from "../renderer.ts";
+import { REFUSAL_MESSAGES, refusalOf } from "../refusals.ts";
 import { invitePage } from "../views/invite.ts";
 
 /**
@@ -16,6 +16,9 @@ import { invitePage } from "../views/invite.ts";
  * to /app/invite): the secret never goes into a URL, where logs and Referer headers would see it.
  */
 const INVITE_COOKIE = "ld_invite";
+
+/** On an invite, an existing account is told to sign in to accept (not to sign in instead). */
+const INVITE_REFUSALS = { ...REFUSAL_MESSAGES, account_exists: "inviteAccountExists" } as const;
 
 /**
  * An invite link: a new account joins with the name and password it chooses; an address that
@@ -37,7 +40,7 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
     reply: FastifyReply,
     token: string,
     invite: OpenInvite,
-    extra: { name?: string; error?: "inviteAccountExists" | "tooShort" | "tooLong"; status?: number } = {},
+    extra: { name?: string; error?: MessageKey; status?: number } = {},
   ) => {
     const session = request.consoleSession;
     return reply.render(
@@ -80,12 +83,11 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         password: form.password,
       });
     } catch (error) {
-      const message = error instanceof ApiError ? error.message : "";
-      if (message !== "account_exists" && message !== "too_short" && message !== "too_long") throw error;
-      const key = message === "account_exists" ? "inviteAccountExists" : DOMAIN_MESSAGES[message];
+      const reason = refusalOf(error);
+      if (reason !== "account_exists" && reason !== "too_short" && reason !== "too_long") throw error;
       return render(request, reply, form.token, invite, {
         name: form.name,
-        error: key as "inviteAccountExists" | "tooShort" | "tooLong",
+        error: INVITE_REFUSALS[reason],
         status: 400,
       });
     }
@@ -104,7 +106,7 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
     try {
       accepted = await acceptInvite(db, form.token, { kind: "signed_in", accountId: session.account.id });
     } catch (error) {
-      if (error instanceof ApiError && error.message === "wrong_account") {
+      if (refusalOf(error) === "wrong_account") {
         return render(request, reply, form.token, invite, { status: 403 });
       }
       throw error;

@@ -4,14 +4,13 @@ import {
   findOpenPasswordReset,
   resetPassword,
 } from "../../../shared/accounts/password-resets.ts";
-import { ApiError } from "../../../shared/errors.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
 import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
 import { forgotPasswordForm, parseForm, resetPasswordForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, passwordResetUrl } from "../paths.ts";
-import { DOMAIN_MESSAGES } from "../renderer.ts";
+import { REFUSAL_MESSAGES, refusalOf } from "../refusals.ts";
 import { forgotPasswordPage, resetPasswordPage } from "../views/password-reset.ts";
 
 /**
@@ -61,8 +60,9 @@ const passwordResetRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     try {
       await resetPassword(db, form.token, form.new_password);
     } catch (error) {
-      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
-      if (!key || key === "resetInvalid") throw error;
+      const reason = refusalOf(error);
+      if (!reason || reason === "reset_invalid") throw error;
+      const key = REFUSAL_MESSAGES[reason];
       return reply.render(
         (context) =>
           resetPasswordPage(context, { token: form.token, email: reset.email, error: context.t.t(key) }),

@@ -9,6 +9,7 @@ import type { Services } from "../../services.ts";
 import { parseForm, signInForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, safeNext } from "../paths.ts";
+import { REFUSAL_MESSAGES, retryWait } from "../refusals.ts";
 import { signInPage } from "../views/sign-in.ts";
 
 const signInQuery = z.object({ next: z.string().optional(), signed_out: z.string().optional() });
@@ -46,28 +47,27 @@ const signInRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         throw new PageError(503, "serverError");
       }
       if (!(error instanceof ApiError)) throw error;
-      if (error.code === "rate_limited") {
-        const retryAfter = Number(error.headers["Retry-After"] ?? 60);
-        const minutes = Math.ceil(retryAfter / 60);
-        return reply.header("retry-after", String(retryAfter)).render(
+      if (error.reason === "too_many_attempts") {
+        const { seconds, minutes } = retryWait(error);
+        return reply.header("retry-after", String(seconds)).render(
           (context) =>
             signInPage(context, {
               email: form.email,
               next,
               signUpOpen,
-              error: context.t.t("tooManyAttempts", { minutes }),
+              error: context.t.t(REFUSAL_MESSAGES.too_many_attempts, { minutes }),
             }),
           429,
         );
       }
-      if (error.message !== "wrong_credentials") throw error;
+      if (error.reason !== "wrong_credentials") throw error;
       return reply.render(
         (context) =>
           signInPage(context, {
             email: form.email,
             next,
             signUpOpen,
-            error: context.t.t("wrongCredentials"),
+            error: context.t.t(REFUSAL_MESSAGES.wrong_credentials),
           }),
         401,
       );

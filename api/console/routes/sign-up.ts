@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import { confirmSignUp, findOpenSignUp, requestSignUp } from "../../../shared/accounts/sign-ups.ts";
-import { ApiError } from "../../../shared/errors.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
 import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
 import { parseForm, signUpConfirmForm, signUpForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, signUpConfirmUrl, workspacePath } from "../paths.ts";
-import { DOMAIN_MESSAGES, translatorOf } from "../renderer.ts";
+import { REFUSAL_MESSAGES, refusalOf } from "../refusals.ts";
+import { translatorOf } from "../renderer.ts";
 import { confirmSignUpPage, signUpPage } from "../views/sign-up.ts";
 
 /**
@@ -38,8 +38,9 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         language,
       });
     } catch (error) {
-      const key = error instanceof ApiError ? DOMAIN_MESSAGES[error.message] : undefined;
-      if (!key) throw error;
+      const reason = refusalOf(error);
+      if (!reason) throw error;
+      const key = REFUSAL_MESSAGES[reason];
       return reply.render((context) => signUpPage(context, { values, error: context.t.t(key) }), 400);
     }
     await sendAccountMail(
