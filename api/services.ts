@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { findAccountByEmail } from "../shared/accounts/accounts.ts";
 import {
   createPasswordCheckLimiter,
   type PasswordCheckLimiter,
@@ -16,6 +17,7 @@ import { migrateToLatest } from "../shared/db/migrate.ts";
 import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
+import { accountMail } from "../shared/mail/account-mail.ts";
 import { createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import {
   createMetrics,
@@ -37,11 +39,13 @@ import {
   createLimiter,
   createRateLimiter,
   type Limiter,
+  perAddress,
   type RateLimiter,
   watchRateLimitFallback,
 } from "../shared/rate-limits.ts";
 import { createRedisConnection, logRedisConnection } from "../shared/redis.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
+import { CONSOLE_PREFIX } from "./console/paths.ts";
 
 /**
  * Everything the HTTP layer needs, built once from the config and closed once at shutdown; what the
@@ -166,12 +170,39 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
-  const passwordLimiter = createPasswordCheckLimiter(config.passwordFailureLimits, limiterStore);
-  const accountMailLimiter = createLimiter<"account_mail">(
-    { account_mail: { points: config.accountMailPerAddressPerHour, windowSeconds: 3600 } },
-    limiterStore,
-  );
   const mailer = config.mail ? createSmtpMailer({ ...config.mail, logger }) : undefined;
+  const passwordLimiter = createPasswordCheckLimiter(config.passwordFailureLimits, limiterStore, {
+    // The owner is told that their account's failures passed its budget (once per window).
+    accountBudgetSpent(email) {
+      logger.warn(
+        { failures: config.passwordFailureLimits.perAccount },
+        "password failures: an account's budget is spent",
+      );
+      if (!mailer) return;
+      findAccountByEmail(db, email)
+        .then((account) => {
+          if (!account) return;
+          mailer.queue(
+            accountMail({
+              kind: "password_failures",
+              failures: config.passwordFailureLimits.perAccount,
+              minutes: Math.round(config.passwordFailureLimits.windowSeconds / 60),
+              to: account.email,
+              language: account.language,
+              link: `${config.publicUrl}${CONSOLE_PREFIX}/forgot-password`,
+            }),
+          );
+        })
+        .catch((error: unknown) => logger.error({ err: error }, "could not mail an account's owner"));
+    },
+  });
+  // Keyed by the client's address (an IPv6 client by its /64).
+  const accountMailLimiter = perAddress(
+    createLimiter<"account_mail">(
+      { account_mail: { points: config.accountMailPerAddressPerHour, windowSeconds: 3600 } },
+      limiterStore,
+    ),
+  );
 
   const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
@@ -213,6 +244,7 @@ export async function createServices(
     accountMailLimiter,
     mailer,
     async close() {
+      await mailer?.drain();
       mailer?.close();
       clearInterval(flushTimer);
       clearInterval(cleanupTimer);

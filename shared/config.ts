@@ -138,6 +138,8 @@ const configSchema = z.object({
   OAUTH_UNUSED_CLIENT_TTL_SECONDS: positiveInt(24 * 3600),
   PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS: positiveInt(10),
   PASSWORD_FAILURES_PER_ADDRESS: positiveInt(50),
+  PASSWORD_FAILURES_PER_ACCOUNT: positiveInt(30),
+  PASSWORD_SLOW_DOWN_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   MAIL_FROM: optionalString,
   // An empty value (a blank line of .env) is the default.
@@ -264,9 +266,17 @@ export interface Config {
   costLimits: CostLimits;
   /**
    * Wrong passwords per 15 minutes, counted for every password check (sign-in, password change):
-   * per account and client address together, and per client address. Successes never count.
+   * per account and client address together, and per client address (an IPv6 client by its /64),
+   * which refuse; per account across every address, past which each check waits `slowDownMs`
+   * and the owner is mailed (never a refusal). Successes never count.
    */
-  passwordFailureLimits: { perAccountAddress: number; perAddress: number; windowSeconds: number };
+  passwordFailureLimits: {
+    perAccountAddress: number;
+    perAddress: number;
+    perAccount: number;
+    slowDownMs: number;
+    windowSeconds: number;
+  };
   /**
    * Account mail (invites, reset links, sign-up confirmations) through SMTP; unset: no mail, and
    * invite and reset links are shown to whoever made them.
@@ -425,6 +435,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordFailureLimits: {
       perAccountAddress: e.PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS,
       perAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
+      perAccount: e.PASSWORD_FAILURES_PER_ACCOUNT,
+      slowDownMs: e.PASSWORD_SLOW_DOWN_MS,
       windowSeconds: 15 * 60,
     },
     mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM } : undefined,

@@ -5,6 +5,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import { addressKey } from "./client-address.ts";
 import { ApiError } from "./errors.ts";
 
 /** Per API key (an OAuth token counts against the key that approved its grant). */
@@ -274,14 +275,29 @@ export function createAddressLimiter(
   limits: { oauthRegisterPerMinute: number; oauthPerMinute: number; adminFailuresPerMinute: number },
   store: LimiterStore,
 ): AddressLimiter {
-  return createLimiter<AddressBucket>(
-    {
-      oauth_register: { points: limits.oauthRegisterPerMinute, windowSeconds: 60 },
-      oauth: { points: limits.oauthPerMinute, windowSeconds: 60 },
-      admin_failures: { points: limits.adminFailuresPerMinute, windowSeconds: 60 },
-    },
-    { ...store, keyPrefix: `${store.keyPrefix ?? "rl"}:addr` },
+  return perAddress(
+    createLimiter<AddressBucket>(
+      {
+        oauth_register: { points: limits.oauthRegisterPerMinute, windowSeconds: 60 },
+        oauth: { points: limits.oauthPerMinute, windowSeconds: 60 },
+        admin_failures: { points: limits.adminFailuresPerMinute, windowSeconds: 60 },
+      },
+      { ...store, keyPrefix: `${store.keyPrefix ?? "rl"}:addr` },
+    ),
   );
+}
+
+/**
+ * A limiter whose every key is a client address, counted by `addressKey` (an IPv6 client by its
+ * /64): callers pass the address as they read it.
+ */
+export function perAddress<Bucket extends string>(limiter: Limiter<Bucket>): Limiter<Bucket> {
+  return {
+    limits: limiter.limits,
+    consume: (bucket, address) => limiter.consume(bucket, addressKey(address)),
+    remaining: (bucket, address) => limiter.remaining(bucket, addressKey(address)),
+    refund: (bucket, address) => limiter.refund(bucket, addressKey(address)),
+  };
 }
 
 /** Spends one request of an address bucket, or throws 429 `rate_limited` (503 if the store fails). */

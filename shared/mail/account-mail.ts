@@ -14,7 +14,8 @@ type MailKind =
   | { kind: "invite"; workspaceName: string; invitedBy: string | null }
   | { kind: "password_reset" }
   | { kind: "sign_up"; agencyName: string }
-  | { kind: "sign_up_account_exists" };
+  | { kind: "sign_up_account_exists" }
+  | { kind: "password_failures"; failures: number; minutes: number };
 
 const words: Record<Language, (mail: MailKind) => MailWords> = {
   en: (mail) => {
@@ -49,6 +50,16 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
           ],
           button: "Confirm and create my account",
           footer: "If you did not sign up, ignore this mail: no account is created.",
+        };
+      case "password_failures":
+        return {
+          subject: "Wrong passwords were typed for your Lead discovery account",
+          paragraphs: [
+            `${mail.failures} wrong passwords were typed for the account with this address in the last ${mail.minutes} minutes, from several places. Until this slows down, each sign-in to it takes a few seconds longer; the right password still works.`,
+            "If it was you, nothing to do. If not, your password held; to be safe, choose a new one (it signs out every session and every connected app).",
+          ],
+          button: "Choose a new password",
+          footer: "Nobody but you can change your password without the mail that this address receives.",
         };
       case "sign_up_account_exists":
         return {
@@ -94,6 +105,17 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
           ],
           button: "Confirmer et créer mon compte",
           footer: "Si vous ne vous êtes pas inscrit·e, ignorez ce courriel : aucun compte n'est créé.",
+        };
+      case "password_failures":
+        return {
+          subject: "Des mots de passe erronés ont été saisis pour votre compte Prospection",
+          paragraphs: [
+            `${mail.failures} mots de passe erronés ont été saisis pour le compte de cette adresse dans les ${mail.minutes} dernières minutes, depuis plusieurs endroits. Tant que cela continue, chaque connexion à ce compte prend quelques secondes de plus ; le bon mot de passe fonctionne toujours.`,
+            "Si c'était vous, rien à faire. Sinon, votre mot de passe a tenu ; par prudence, choisissez-en un nouveau (cela déconnecte toutes les sessions et toutes les applications connectées).",
+          ],
+          button: "Choisir un nouveau mot de passe",
+          footer:
+            "Personne d'autre que vous ne peut changer votre mot de passe sans le courriel que reçoit cette adresse.",
         };
       case "sign_up_account_exists":
         return {

@@ -17,8 +17,19 @@ export class MailNotSentError extends Error {
 /** Sends account mail; built only when SMTP_URL is set (no mailer: links are shown to their maker). */
 export interface Mailer {
   send(mail: AccountMail): Promise<void>;
+  /**
+   * Sends in the background (three tries, a few seconds apart; a mail still refused is logged):
+   * for forms whose answer must not wait on the mail server, so that it takes as long whether or
+   * not a mail goes out (sign-up, forgot password: no telling which addresses have accounts).
+   */
+  queue(mail: AccountMail): void;
+  /** Resolves once every queued mail is sent or given up. */
+  drain(): Promise<void>;
   close(): void;
 }
+
+/** Waits between the tries of a queued mail. */
+const QUEUED_RETRY_MS = [2_000, 10_000];
 
 /** Nodemailer over `SMTP_URL` (`smtp://` with STARTTLS when offered, or `smtps://`). */
 export function createSmtpMailer(options: { smtpUrl: string; from: string; logger: Logger }): Mailer {
@@ -32,7 +43,8 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; logge
     },
     { from: options.from },
   );
-  return {
+  const queued = new Set<Promise<void>>();
+  const mailer: Mailer = {
     async send(mail) {
       try {
         const info = await transport.sendMail({
@@ -48,6 +60,26 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; logge
         throw new MailNotSentError("the SMTP server did not accept the mail", { cause: error });
       }
     },
+    queue(mail) {
+      const sending = (async () => {
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            await mailer.send(mail);
+            return;
+          } catch {
+            const wait = QUEUED_RETRY_MS[attempt];
+            if (wait === undefined) return; // logged by send, each time
+            await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+        }
+      })();
+      queued.add(sending);
+      void sending.finally(() => queued.delete(sending));
+    },
+    async drain() {
+      while (queued.size > 0) await Promise.allSettled([...queued]);
+    },
     close: () => transport.close(),
   };
+  return mailer;
 }

@@ -299,6 +299,8 @@ describe("account mail and sign-up settings", () => {
     expect(loadConfig({}).passwordFailureLimits).toEqual({
       perAccountAddress: 10,
       perAddress: 50,
+      perAccount: 30,
+      slowDownMs: 3000,
       windowSeconds: 900,
     });
   });

@@ -1,0 +1,105 @@
+/**
+ * The account findings of the round-4 outside review (issue 31) over real HTTP against the
+ * listening app, which trusts one proxy hop (TRUST_PROXY_HOPS=1) so that X-Forwarded-For stands
+ * for the many client addresses an attacker has: IPv6 counted by /64 and a per-account failure
+ * budget that slows and mails the owner (item 1).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace, type SiblingApp, startSiblingApp } from "../../support/app.ts";
+import { PASSWORD, signedUpMember } from "../../support/console.ts";
+import { HttpConsoleBrowser } from "../../support/http-console.ts";
+import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
+import { type SmtpSink, startSmtpSink } from "../../support/smtp-sink.ts";
+
+let t: HttpTestApp;
+let sink: SmtpSink;
+/** The same database without mail: the operator's invites answer their link there (accounts are made through it). */
+let setUp: SiblingApp;
+const SLOW_DOWN_MS = 1_500;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  t = await startHttpTestApp({
+    TRUST_PROXY_HOPS: "1",
+    SMTP_URL: sink.url,
+    MAIL_FROM: "Lead discovery <accounts@service.test>",
+    PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS: "3",
+    PASSWORD_FAILURES_PER_ADDRESS: "5",
+    PASSWORD_FAILURES_PER_ACCOUNT: "8",
+    PASSWORD_SLOW_DOWN_MS: String(SLOW_DOWN_MS),
+    ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: "3",
+  });
+  setUp = await startSiblingApp(t.database.db);
+});
+afterAll(async () => {
+  await setUp?.close();
+  await t?.close();
+  await sink?.close();
+});
+
+/** One sign-in attempt from `address`, in a fresh browser (as a script would). */
+async function signInFrom(address: string, email: string, password: string) {
+  const browser = new HttpConsoleBrowser(t.baseUrl, { forwardedFor: address });
+  return browser.submit("/app/sign-in", "/app/sign-in", { email, password });
+}
+
+describe("item 1: per-address limits count an IPv6 client by its /64; each account has a budget across addresses", () => {
+  it("wrong passwords from 30 addresses of one /64 are counted together; another /64 is not", async () => {
+    const ws = await createWorkspace(setUp.app, { name: "Prefix agency" });
+    const accounts = ["one@prefix.test", "two@prefix.test", "three@prefix.test"];
+    for (const email of accounts) await signedUpMember(setUp.app, ws.workspaceId, email);
+    const statuses: number[] = [];
+    for (let index = 1; index <= 30; index += 1) {
+      const address = `2001:db8:aa:1::${index.toString(16)}`;
+      statuses.push((await signInFrom(address, accounts[index % 3] ?? "", `wrong guess ${index}`)).status);
+    }
+    // PASSWORD_FAILURES_PER_ADDRESS=5: five checked, every other refused before any scrypt.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    // The same /64 written another way is the same client; a neighbouring /64 is another.
+    expect((await signInFrom("2001:0db8:00aa:0001:ffff::1", accounts[0] ?? "", "again")).status).toBe(429);
+    expect((await signInFrom("2001:db8:aa:2::1", accounts[0] ?? "", PASSWORD)).status).toBe(303);
+  });
+
+  it("sign-ups and reset requests (account mail) from one /64 share one hourly allowance", async () => {
+    const statuses: number[] = [];
+    for (let index = 1; index <= 6; index += 1) {
+      const browser = new HttpConsoleBrowser(t.baseUrl, { forwardedFor: `2001:db8:bb:7::${index}` });
+      statuses.push(
+        (
+          await browser.submit("/app/forgot-password", "/app/forgot-password", {
+            email: `nobody${index}@prefix.test`,
+          })
+        ).status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+  });
+
+  it("failures from many /64s pass the account's budget: checks slow down, the owner is mailed once and still signs in", async () => {
+    const ws = await createWorkspace(setUp.app, { name: "Target agency" });
+    const owner = "target@victim.test";
+    await signedUpMember(setUp.app, ws.workspaceId, owner);
+    // Two guesses from each of six /64s: 12 failures, none refused by a per-address limit.
+    const statuses: number[] = [];
+    for (let network = 1; network <= 6; network += 1) {
+      for (let guess = 1; guess <= 2; guess += 1) {
+        statuses.push(
+          (await signInFrom(`2001:db8:c${network}::${guess}`, owner, `guess ${network}-${guess}`)).status,
+        );
+      }
+    }
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    const mail = await sink.next(owner);
+    expect(mail.subject).toContain("Wrong passwords");
+    expect(mail.text).toContain("/app/forgot-password");
+    // Past the budget, a check of the account waits before the password is looked at...
+    const started = performance.now();
+    expect((await signInFrom("2001:db8:d1::1", owner, "one more guess")).status).toBe(401);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(SLOW_DOWN_MS);
+    // ...but is never refused: the owner, from her own address, signs in with her password.
+    expect((await signInFrom("192.0.2.77", owner, PASSWORD)).status).toBe(303);
+    // Told once per window, not once per failure.
+    expect(sink.mails.filter((received) => received.to.includes(owner))).toHaveLength(1);
+  });
+});
