@@ -147,7 +147,14 @@ export async function findLeadWithEvidence(
   leadId: string,
 ): Promise<LeadWithEvidence | null> {
   const lead = await findLeadDetail(db, workspaceId, leadId);
-  return lead ? ((await withEvidence(db, [lead]))[0] ?? null) : null;
+  return lead ? addEvidence(db, lead) : null;
+}
+
+/** A lead already read (by the get-lead operation) with the audit's evidence behind its flags. */
+export async function addEvidence(db: Db, lead: LeadDetail): Promise<LeadWithEvidence> {
+  const [withIt] = await withEvidence(db, [lead]);
+  if (!withIt) throw new Error("withEvidence returned no lead for the one it was given");
+  return withIt;
 }
 
 export interface StoredDraft {

@@ -2,7 +2,9 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
+  addEvidence,
   findLeadWithEvidence,
+  type LeadWithEvidence,
   leadsCsv,
   listDraftsOfLead,
   listLeadsWithEvidence,
@@ -86,14 +88,18 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
       .send(Readable.from(leadsCsv(db, workspace_id)));
   });
 
+  /**
+   * The lead page: the lead as the caller already has it (the get-lead operation's answer), else
+   * read here (a refused mark or draft shows the page again), with its drafts.
+   */
   async function renderLead(
     request: FastifyRequest,
     reply: FastifyReply,
-    outcome: { error?: (t: Translator) => string; status?: number } = {},
+    outcome: { lead?: LeadWithEvidence; error?: (t: Translator) => string; status?: number } = {},
   ) {
     const { workspace_id } = membershipOf(request);
     const leadId = idParam(request, "leadId");
-    const lead = await findLeadWithEvidence(db, workspace_id, leadId);
+    const lead = outcome.lead ?? (await findLeadWithEvidence(db, workspace_id, leadId));
     if (!lead) throw new PageError(404, "notFound");
     const workspace = await requireWorkspace(db, workspace_id);
     const drafts = await listDraftsOfLead(db, workspace_id, leadId);
@@ -112,9 +118,12 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
   }
 
   app.get("/leads/:leadId", async (request, reply) => {
-    // The lead read of every door (read bucket, log line); the page then adds evidence and drafts.
-    await invoke(getLeadOperation, callerOf(request, services), { lead_id: idParam(request, "leadId") });
-    return renderLead(request, reply);
+    // The lead read of every door (read bucket, log line); the page adds its evidence and drafts.
+    const found = await invoke(getLeadOperation, callerOf(request, services), {
+      lead_id: idParam(request, "leadId"),
+    });
+    const lead = await addEvidence(db, { ...found, added_at: new Date(found.added_at) });
+    return renderLead(request, reply, { lead });
   });
 
   app.post("/leads/:leadId/draft", async (request, reply) => {
