@@ -62,13 +62,14 @@ const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
   app.post("/search", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     const form = parseForm(searchForm, request.body);
-    const workspace = await requireWorkspace(db, workspace_id);
     let searchRequest: SearchRequest | undefined;
     try {
       searchRequest = searchRequestOf(form);
       if (searchRequest.queries.length === 0) throw new PageError(400, "invalidInput", { detail: "" });
       const response = await invoke(searchOperation, callerOf(request, services), searchRequest);
-      const balance = (await requireWorkspace(db, workspace_id)).balance;
+      // The page's one workspace read: after the charge, so the balance shown is the one left.
+      const workspace = await requireWorkspace(db, workspace_id);
+      const balance = workspace.balance;
       const outcome = { kind: "search" as const, request: searchRequest, response, balance };
       const redirected = await redirectWithFlash(
         request,
@@ -85,6 +86,7 @@ const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
     } catch (error) {
       if (!(error instanceof ApiError || error instanceof PageError) || error.status >= 500) throw error;
       if (error instanceof ApiError) reply.headers(error.headers);
+      const workspace = await requireWorkspace(db, workspace_id);
       return reply.render(
         (context) =>
           searchPage(context, {
