@@ -18,7 +18,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   workspaces list
   workspaces create --name <name> [--language en|fr]
   workspaces show <workspace_id>
-  workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>] [--offer <s>]
+  workspaces update <workspace_id> [--language en|fr] [--sender-name <s>] [--sender-company <s>]
+                                      [--offer-en <s>] [--offer-fr <s>]  (the offer of English / French drafts)
                                       [--postal-address <s>]  (ends every draft)
   members list <workspace_id>
   members add <workspace_id> --email <email> [--member-name <name>]
@@ -55,7 +56,8 @@ const OPTIONS = {
   "member-name": text,
   "sender-name": text,
   "sender-company": text,
-  offer: text,
+  "offer-en": text,
+  "offer-fr": text,
   "postal-address": text,
   domain: text,
   "place-id": text,
@@ -223,7 +225,8 @@ async function run(apiUrl: string): Promise<unknown> {
           language: languageOption(values.language),
           sender_name: values["sender-name"],
           sender_company: values["sender-company"],
-          offer: values.offer,
+          offer_en: values["offer-en"],
+          offer_fr: values["offer-fr"],
           postal_address: values["postal-address"],
         }),
       );

@@ -46,7 +46,8 @@ const workspaceJson = (workspace: Workspace) => ({
   free_trial: workspace.free_trial,
   sender_name: workspace.sender_name,
   sender_company: workspace.sender_company,
-  offer: workspace.offer,
+  offer_en: workspace.offer_en,
+  offer_fr: workspace.offer_fr,
   postal_address: workspace.postal_address,
   created_at: workspace.created_at.toISOString(),
 });
@@ -94,7 +95,9 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
           language: language.optional(),
           sender_name: optionalText(200),
           sender_company: optionalText(200),
-          offer: optionalText(500),
+          // The offer per language: English drafts carry offer_en, French drafts offer_fr.
+          offer_en: optionalText(500),
+          offer_fr: optionalText(500),
           // Ends every draft (anti-spam laws ask for it); may span a few lines.
           postal_address: optionalText(300),
         }),

@@ -47,7 +47,9 @@ export const settingsForm = z.object({
   language,
   sender_name: optionalText(200),
   sender_company: optionalText(200),
-  offer: optionalText(500),
+  // The offer per language: each draft carries only its own language's.
+  offer_en: optionalText(500).optional(),
+  offer_fr: optionalText(500).optional(),
   // Absent (a form of before the field): left as it is.
   postal_address: optionalText(300).optional(),
 });

@@ -16,7 +16,15 @@ export interface WorkspacesTable {
   free_trial: ColumnType<boolean, boolean | undefined, boolean>;
   sender_name: string | null;
   sender_company: string | null;
-  offer: string | null;
+  /**
+   * Never read or written since migration 0015 (the offer per language below): kept until every
+   * running node has stopped selecting it, then dropped.
+   */
+  offer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The offer written into English drafts; null: English drafts carry no offer. */
+  offer_en: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The offer written into French drafts; null: French drafts carry no offer. */
+  offer_fr: ColumnType<string | null, string | null | undefined, string | null>;
   /** Ends every draft (CASL, CAN-SPAM); null: the draft shows a placeholder. */
   postal_address: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;

@@ -137,7 +137,8 @@ function findLeadToDraft(db: Db, workspaceId: string, leadId: string) {
       "workspaces.language",
       "workspaces.sender_name",
       "workspaces.sender_company",
-      "workspaces.offer",
+      "workspaces.offer_en",
+      "workspaces.offer_fr",
       "workspaces.postal_address",
     ])
     .where("leads.workspace_id", "=", workspaceId)
@@ -195,7 +196,8 @@ async function draftWithHold(
     sender: {
       name: lead.sender_name,
       company: lead.sender_company,
-      offer: lead.offer,
+      // Only the offer of the draft's own language: never an English offer in a French draft.
+      offer: locale === "fr" ? lead.offer_fr : lead.offer_en,
       postalAddress: lead.postal_address,
     },
     // Every address the service knows was read from the business's own homepage.

@@ -34,7 +34,9 @@ export interface WorkspaceSettings {
   language?: Language;
   sender_name?: string | null;
   sender_company?: string | null;
-  offer?: string | null;
+  /** The offer of English drafts, and of French ones: each draft carries only its own language's. */
+  offer_en?: string | null;
+  offer_fr?: string | null;
   postal_address?: string | null;
 }
 

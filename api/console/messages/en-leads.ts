@@ -68,7 +68,8 @@ export const enLeads = {
   // Keys, overview
   keyPrefix: "Key starts with",
   nextSteps: "Next steps",
-  stepSettings: "Tell us who signs the drafts: sender name, company and offer in Settings.",
+  stepSettings:
+    "Tell us who signs the drafts: sender name, company and offer (in English and in French) in Settings.",
   stepSearch: "Run a first search to find businesses to contact.",
   stepLeads: "Open a lead, read its evidence and write a draft.",
   stepKey: "To call the API from your own server, create an API key.",

@@ -68,8 +68,12 @@ export const en = {
   consoleLanguage: "Language of the console",
   senderName: "Sender name",
   senderCompany: "Company",
-  offer: "Offer",
-  offerHelp: "One sentence about what you offer; it signs the drafts.",
+  offerEn: "Offer, in English",
+  offerEnHelp:
+    "One sentence about what you offer, written into English drafts (French drafts carry the French one).",
+  offerFr: "Offer, in French",
+  offerFrHelp:
+    "The same in French, written into French drafts. Leave a language empty to send its drafts without an offer.",
   save: "Save",
   saved: "Saved.",
   english: "English",

@@ -68,7 +68,8 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   unknown: "non vérifié",
   keyPrefix: "Début de la clé",
   nextSteps: "Prochaines étapes",
-  stepSettings: "Indiquez qui signe les brouillons : nom, entreprise et offre dans les Réglages.",
+  stepSettings:
+    "Indiquez qui signe les brouillons : nom, entreprise et offre (en anglais et en français) dans les Réglages.",
   stepSearch: "Lancez une première recherche pour trouver des entreprises à contacter.",
   stepLeads: "Ouvrez un prospect, lisez ses preuves et rédigez un brouillon.",
   stepKey: "Pour appeler l'API depuis votre serveur, créez une clé d'API.",

@@ -70,8 +70,12 @@ export const fr: Messages = {
   consoleLanguage: "Langue de la console",
   senderName: "Nom de l'expéditeur",
   senderCompany: "Entreprise",
-  offer: "Offre",
-  offerHelp: "Une phrase sur ce que vous proposez ; elle signe les brouillons.",
+  offerEn: "Offre, en anglais",
+  offerEnHelp:
+    "Une phrase sur ce que vous proposez, écrite dans les brouillons en anglais (les brouillons en français portent l'offre en français).",
+  offerFr: "Offre, en français",
+  offerFrHelp:
+    "La même en français, écrite dans les brouillons en français. Laissez une langue vide pour envoyer ses brouillons sans offre.",
   save: "Enregistrer",
   saved: "Enregistré.",
   english: "Anglais",

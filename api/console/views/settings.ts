@@ -18,7 +18,8 @@ export function settingsPage(
 ${field("language", t.t("language"), html`<select id="language" name="language" aria-describedby="language-hint">${languageOptions(t, workspace.language)}</select>`, t.t("languageHelp"))}
 ${field("sender-name", t.t("senderName"), html`<input type="text" id="sender-name" name="sender_name" maxlength="200" value="${workspace.sender_name ?? ""}">`)}
 ${field("sender-company", t.t("senderCompany"), html`<input type="text" id="sender-company" name="sender_company" maxlength="200" value="${workspace.sender_company ?? ""}">`)}
-${field("offer", t.t("offer"), html`<textarea id="offer" name="offer" maxlength="500" aria-describedby="offer-hint">${workspace.offer ?? ""}</textarea>`, t.t("offerHelp"))}
+${field("offer-en", t.t("offerEn"), html`<textarea id="offer-en" name="offer_en" lang="en" maxlength="500" aria-describedby="offer-en-hint">${workspace.offer_en ?? ""}</textarea>`, t.t("offerEnHelp"))}
+${field("offer-fr", t.t("offerFr"), html`<textarea id="offer-fr" name="offer_fr" lang="fr" maxlength="500" aria-describedby="offer-fr-hint">${workspace.offer_fr ?? ""}</textarea>`, t.t("offerFrHelp"))}
 ${field("postal-address", t.t("postalAddress"), html`<textarea id="postal-address" name="postal_address" maxlength="300" rows="3" aria-describedby="postal-address-hint">${workspace.postal_address ?? ""}</textarea>`, t.t("postalAddressHelp"))}
 <div><button type="submit" class="primary">${t.t("save")}</button></div></form></div>`,
   );

@@ -303,13 +303,14 @@ describe("credit purchases", () => {
 });
 
 describe("PATCH /admin/workspaces/{id}", () => {
-  it("updates language, sender_name, sender_company and offer", async () => {
+  it("updates language, sender_name, sender_company and the offer per language", async () => {
     const ws = await newWorkspace();
     const response = await adminRequest(t.app, "PATCH", `/admin/workspaces/${ws.id}`, {
       language: "fr",
       sender_name: "Camille Roy",
       sender_company: "Studio Roy",
-      offer: "a mobile-friendly redesign in two weeks",
+      offer_en: "a mobile-friendly redesign in two weeks",
+      offer_fr: "une refonte adaptée aux téléphones en deux semaines",
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
@@ -318,7 +319,8 @@ describe("PATCH /admin/workspaces/{id}", () => {
       language: "fr",
       sender_name: "Camille Roy",
       sender_company: "Studio Roy",
-      offer: "a mobile-friendly redesign in two weeks",
+      offer_en: "a mobile-friendly redesign in two weeks",
+      offer_fr: "une refonte adaptée aux téléphones en deux semaines",
       balance: 10,
       free_trial: true,
     });
@@ -327,10 +329,19 @@ describe("PATCH /admin/workspaces/{id}", () => {
   it("changes only the fields sent, and clears one with null", async () => {
     const ws = await newWorkspace();
     const url = `/admin/workspaces/${ws.id}`;
-    await adminRequest(t.app, "PATCH", url, { sender_name: "Camille", offer: "a redesign" });
-    const response = await adminRequest(t.app, "PATCH", url, { sender_name: null });
+    await adminRequest(t.app, "PATCH", url, {
+      sender_name: "Camille",
+      offer_en: "a redesign",
+      offer_fr: "une refonte",
+    });
+    const response = await adminRequest(t.app, "PATCH", url, { sender_name: null, offer_fr: null });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ language: "en", sender_name: null, offer: "a redesign" });
+    expect(response.json()).toMatchObject({
+      language: "en",
+      sender_name: null,
+      offer_en: "a redesign",
+      offer_fr: null,
+    });
   });
 
   it("answers 200 with the workspace unchanged for an empty body", async () => {
@@ -343,14 +354,21 @@ describe("PATCH /admin/workspaces/{id}", () => {
   it.each([
     ["a bad language", { language: "de" }, "language"],
     ["an empty sender_name", { sender_name: "" }, "sender_name"],
-    ["an offer that is not a string", { offer: 3 }, "offer"],
+    ["an offer that is not a string", { offer_en: 3 }, "offer_en"],
+    ["the single offer of earlier releases (now one per language)", { offer: "a redesign" }, "offer"],
     ["an unknown field", { balance: 999 }, "balance"],
     ["another unknown field", { signature: "Bye" }, "signature"],
   ])("answers 400 for %s, naming the field, and changes nothing", async (_label, body, field) => {
     const ws = await newWorkspace();
     expectInvalid(await adminRequest(t.app, "PATCH", `/admin/workspaces/${ws.id}`, body), field);
     const after = await adminRequest(t.app, "GET", `/admin/workspaces/${ws.id}`);
-    expect(after.json()).toMatchObject({ language: "en", balance: 10, sender_name: null, offer: null });
+    expect(after.json()).toMatchObject({
+      language: "en",
+      balance: 10,
+      sender_name: null,
+      offer_en: null,
+      offer_fr: null,
+    });
   });
 });
 

@@ -68,7 +68,8 @@ const PLACEHOLDERS = {
 const SENDER = {
   sender_name: "Claire Dubois",
   sender_company: "Pixel & Pine Studio",
-  offer: "Mobile-first websites for local trades",
+  offer_en: "Mobile-first websites for local trades",
+  offer_fr: "Des sites pensés pour le téléphone, pour les artisans",
   postal_address: "215 Bank Street, Suite 4\nOttawa ON K2P 1W8",
 };
 /** The last paragraph: where the address was found (when it was), then the opt-out. */
@@ -246,7 +247,11 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
     const { source, optOut } = NOTICE[scenario.locale];
     expect(notice?.startsWith(scenario.senderSet ? `${source}${optOut}` : optOut)).toBe(true);
     // The offer is a sentence of the body, not a signature line.
-    if (scenario.senderSet) expect(draft.body).toMatch(new RegExp(`\n${SENDER.offer}\\u00a0?: `));
+    // Only the offer of the draft's own language (issue 30: no franglais).
+    const [offer, otherOffer] =
+      scenario.locale === "fr" ? [SENDER.offer_fr, SENDER.offer_en] : [SENDER.offer_en, SENDER.offer_fr];
+    if (scenario.senderSet) expect(draft.body).toMatch(new RegExp(`\n${offer}\\u00a0?: `));
+    expect(draft.body).not.toContain(otherOffer);
     if (!scenario.senderSet) expect(draft.body).not.toContain(SENDER.sender_name);
 
     if (generatorName === "template") {
@@ -279,7 +284,7 @@ describe.each(generators)("200 with the %s drafter", (generatorName, appOf) => {
           ? {
               name: SENDER.sender_name,
               company: SENDER.sender_company,
-              offer: SENDER.offer,
+              offer: scenario.locale === "fr" ? SENDER.offer_fr : SENDER.offer_en,
               postalAddress: SENDER.postal_address,
             }
           : { name: null, company: null, offer: null, postalAddress: null },

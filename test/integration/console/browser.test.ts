@@ -162,7 +162,8 @@ beforeAll(async () => {
   await adminRequest(t.app, "PATCH", `/admin/workspaces/${workspace.workspaceId}`, {
     sender_name: "Camille Martin",
     sender_company: "Atelier Web",
-    offer: "We build fast, mobile-friendly websites for local trades.",
+    offer_en: "We build fast, mobile-friendly websites for local trades.",
+    offer_fr: "Des sites rapides et adaptés aux téléphones pour les artisans.",
   });
   const base = Date.parse("2026-03-02T14:00:00.000Z");
   [leadWithWebsite = "", leadWithoutWebsite = ""] = await seedLeads(

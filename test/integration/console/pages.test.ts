@@ -150,7 +150,8 @@ describe("console pages", () => {
       language: "fr",
       sender_name: "Luc Tremblay",
       sender_company: "Web Boréal",
-      offer: "",
+      offer_en: "",
+      offer_fr: "Des sites rapides pour les artisans",
     });
     expect(saved.statusCode).toBe(303);
     const row = await harness.database.db
@@ -162,13 +163,14 @@ describe("console pages", () => {
       language: "fr",
       sender_name: "Luc Tremblay",
       sender_company: "Web Boréal",
-      offer: null,
+      offer_en: null,
+      offer_fr: "Des sites rapides pour les artisans",
     });
     const bad = await browser.submit(settingsPath, settingsPath, {
       language: "de",
       sender_name: "",
       sender_company: "",
-      offer: "",
+      offer_en: "",
     });
     expect(bad.statusCode).toBe(400);
   });

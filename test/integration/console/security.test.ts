@@ -184,7 +184,7 @@ describe("console security", () => {
       current_password: PASSWORD,
       new_password: "a new password 123",
       sender_name: "Evil",
-      offer: "Evil",
+      offer_en: "Evil",
       locale: "en",
     };
     const foreignToken = csrfOf((await other.browser.get(`/app/w/${other.workspaceId}/settings`)).body);
@@ -208,7 +208,7 @@ describe("console security", () => {
     const a = await seededWorkspace("Alpha Agency", "alpha@agency.test");
     const b = await seededWorkspace("Bravo Agency", "bravo@agency.test");
     await adminRequest(harness.app, "PATCH", `/admin/workspaces/${b.workspaceId}`, {
-      offer: "Bravo secret offer",
+      offer_en: "Bravo secret offer",
     });
     const workspaceGets = routesOf("GET", (url) => url.startsWith("/app/w/"));
     expect(workspaceGets.length).toBeGreaterThanOrEqual(10);
@@ -259,7 +259,7 @@ describe("console security", () => {
           language: "fr",
           sender_name: "intruder",
           sender_company: "",
-          offer: "",
+          offer_en: "",
           locale: "en",
         });
         expect(response.statusCode, url).toBe(404);
@@ -270,7 +270,7 @@ describe("console security", () => {
       .selectAll()
       .where("id", "=", b.workspaceId)
       .executeTakeFirstOrThrow();
-    expect(workspaceB.offer).toBe("Bravo secret offer");
+    expect(workspaceB.offer_en).toBe("Bravo secret offer");
     expect(
       await harness.database.db
         .selectFrom("invites")

@@ -47,7 +47,7 @@ describe("lawful outreach in the console", () => {
       language: "en",
       sender_name: "Claire Dubois",
       sender_company: "Pixel & Pine",
-      offer: "",
+      offer_en: "",
       postal_address: "215 Bank Street\r\nOttawa ON K2P 1W8",
     });
     expect(saved.statusCode).toBe(303);

@@ -32,7 +32,8 @@ const STARTING_CREDITS = 10;
 const SENDER = {
   sender_name: "Claire Dubois",
   sender_company: "Pixel & Pine Studio",
-  offer: "A mobile-friendly website rebuild",
+  offer_en: "A mobile-friendly website rebuild",
+  offer_fr: "Une refonte de site adaptée aux téléphones",
 };
 const SIGN_OFF = { en: "Best regards,", fr: "Bien cordialement," } as const;
 const POSTAL_PLACEHOLDER = { en: "[Your postal address]", fr: "[Votre adresse postale]" } as const;
@@ -123,7 +124,7 @@ function expectSendable(attempt: DraftAttempt, locale: "en" | "fr") {
     sender: {
       name: SENDER.sender_name,
       company: SENDER.sender_company,
-      offer: SENDER.offer,
+      offer: locale === "fr" ? SENDER.offer_fr : SENDER.offer_en,
       postalAddress: null,
     },
     emailFoundOnWebsite: false,
@@ -134,7 +135,9 @@ function expectSendable(attempt: DraftAttempt, locale: "en" | "fr") {
   expect(draft.body).toContain(
     `\n\n${SIGN_OFF[locale]}\nClaire Dubois\nPixel & Pine Studio\n${POSTAL_PLACEHOLDER[locale]}\n\n`,
   );
-  expect(draft.body).toContain(SENDER.offer);
+  // Only the offer of the draft's own language.
+  expect(draft.body).toContain(locale === "fr" ? SENDER.offer_fr : SENDER.offer_en);
+  expect(draft.body).not.toContain(locale === "fr" ? SENDER.offer_en : SENDER.offer_fr);
   expect(detectLanguage(draft.body)).toBe(locale);
   expect(draft.body).not.toMatch(/https?:|www\.|@|\*\*|```|^#|^- /m);
   // One greeting and one sign-off, the service's: the model's own were dropped.
