@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
 import { errorResponses, publicRouteErrors } from "../schemas.ts";
+import { opportunityTableMarkdown } from "./opportunity-table.ts";
 
 const referencePath = new URL("./reference.md", import.meta.url);
 
@@ -16,7 +17,8 @@ export async function renderReference(
   let text = template
     .replaceAll("{{READ_PER_MIN}}", String(rateLimits.readPerMinute))
     .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
-    .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER));
+    .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER))
+    .replaceAll("{{OPPORTUNITY_TABLE}}", opportunityTableMarkdown());
   for (const tier of ["paid", "free_trial"] as const) {
     for (const [kind, limit] of Object.entries(costLimits[tier])) {
       text = text.replaceAll(`{{${tier.toUpperCase()}_${kind.toUpperCase()}}}`, String(limit));

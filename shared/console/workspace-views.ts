@@ -10,6 +10,8 @@ import {
   type LeadDetail,
   type LeadSummary,
   listLeads,
+  opportunityOf,
+  readScoredPlaces,
   websiteFlags,
 } from "../leads/leads.ts";
 
@@ -85,13 +87,20 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
     db,
     leads.map((lead) => ({ placeId: lead.place_id, website: lead.website })),
   );
+  const places = await readScoredPlaces(
+    db,
+    leads.map((lead) => lead.place_id),
+  );
+  const now = new Date();
   return leads.map((lead) => {
     const audit = audits.get(lead.place_id);
     const signals = audit?.outcome === "ok" ? audit.signals : null;
+    const place = places.get(lead.place_id) ?? { website: lead.website, country: null, user_rating_count: 0 };
     return {
       ...lead,
       ...websiteFlags(lead.website, signals),
       ...emailProvenance(audit),
+      opportunity: opportunityOf({ ...place, website: lead.website }, audit, now),
       signals,
       evidence: audit?.outcome === "ok" ? audit.evidence : null,
       audit_failure: audit?.outcome === "failed" ? audit.failure : null,

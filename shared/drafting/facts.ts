@@ -9,33 +9,13 @@
 import { NON_CONFORMING_TAGS } from "../audit/non-conforming-tags.ts";
 import { socialProfileOf } from "../audit/social-profiles.ts";
 import type { AuditEvidence, AuditSignals, SiteAudit } from "../audit/types.ts";
+import { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW } from "../facts/fact-keys.ts";
 
-/**
- * The `facts_used` keys, in the order DESIGN.md picks them: the pitch facts (a site that is down,
- * parked, only a social profile, not secure) first, then the spec's keys.
- */
-export const FACT_KEYS_IN_ORDER = [
-  "site_unreachable",
-  "parked_domain",
-  "social_profile_only",
-  "no_https",
-  "no_website",
-  "no_mobile_viewport",
-  "stale_copyright",
-  "legacy_site_tech",
-  "no_french_version",
-  "low_review_count",
-  "not_mobile_friendly",
-  "outdated_website",
-] as const;
-
-export type FactKey = (typeof FACT_KEYS_IN_ORDER)[number];
+// The list lives below drafting and scoring alike; its drafting users read it from here.
+export { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW };
 
 /** The spec's limit of `facts_used` entries per draft. */
 export const MAX_FACTS_PER_DRAFT = 2;
-
-/** The spec's threshold: fewer provider reviews than this is a fact. */
-export const LOW_REVIEW_COUNT_BELOW = 10;
 
 /**
  * One thing verified about a business. `details` holds small structured values a draft may

@@ -4,6 +4,7 @@ import type { AuditSignals, SiteAudit } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
+import { type Opportunity, scoreOpportunity } from "../scoring/opportunity.ts";
 import { loadSuppressionList, type SuppressionList } from "../suppressions/suppressions.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
 import type { LeadDetail, LeadSummary } from "./schemas.ts";
@@ -102,15 +103,17 @@ export async function findLeadDetail(
   db: Db,
   workspaceId: string,
   leadId: string,
+  now = new Date(),
 ): Promise<LeadDetail | null> {
-  const summary = await db
+  const row = await db
     .selectFrom("leads")
     .innerJoin("places", "places.place_id", "leads.place_id")
-    .select(summaryColumns)
+    .select([...summaryColumns, "places.country", "places.user_rating_count"])
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.id", "=", leadId)
     .executeTakeFirst();
-  if (!summary) return null;
+  if (!row) return null;
+  const { country, user_rating_count, ...summary } = row;
   const audit = (await readCurrentAudits(db, [{ placeId: summary.place_id, website: summary.website }])).get(
     summary.place_id,
   );
@@ -121,7 +124,38 @@ export async function findLeadDetail(
     outreach_status: statusOf(summary, email, await loadSuppressionList(db, workspaceId)),
     ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null),
     ...emailProvenance(audit),
+    opportunity: opportunityOf({ website: summary.website, country, user_rating_count }, audit, now),
   };
+}
+
+/** What the opportunity score reads of a place: the provider's data beside the lead's. */
+export interface ScoredPlace {
+  website: string | null;
+  country: string | null;
+  user_rating_count: number;
+}
+
+/** The place's opportunity score, from its current audit (none: never checked), as of `now`. */
+export function opportunityOf(place: ScoredPlace, audit: SiteAudit | undefined, now: Date): Opportunity {
+  return scoreOpportunity({
+    place: { website: place.website, country: place.country, userRatingCount: place.user_rating_count },
+    audit: audit ?? null,
+    now,
+  });
+}
+
+/** The provider data the opportunity score reads, for these places, keyed by place id. */
+export async function readScoredPlaces(
+  db: Db,
+  placeIds: readonly string[],
+): Promise<Map<string, ScoredPlace>> {
+  if (placeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("places")
+    .select(["place_id", "website", "country", "user_rating_count"])
+    .where("place_id", "in", [...placeIds])
+    .execute();
+  return new Map(rows.map(({ place_id, ...place }) => [place_id, place]));
 }
 
 /** Whether the lead's address can receive mail, and where and when it was found; nulls with no address. */

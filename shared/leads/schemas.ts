@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { opportunitySchema } from "../scoring/schemas.ts";
 import { decimalInteger } from "../text-input.ts";
 import { CURSOR_PATTERN, decodeCursor } from "./cursor.ts";
 
@@ -137,6 +138,7 @@ export const leadDetailSchema = leadSummarySchema
     email_source: emailSourceSchema
       .nullable()
       .describe("Where and when the address was found; null with no email"),
+    opportunity: opportunitySchema,
   })
   .meta({ id: "LeadDetail" });
 

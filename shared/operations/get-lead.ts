@@ -21,7 +21,7 @@ export const getLeadOperation = defineOperation({
     name: "get_lead",
     title: "Get one lead",
     description:
-      "Fetch one saved lead with its website-quality flags (no_website_flag, not_mobile_friendly_flag, outdated_website_flag, last_media_year; null means never checked). Costs no credits.",
+      "Fetch one saved lead with its website-quality flags (no_website_flag, not_mobile_friendly_flag, outdated_website_flag, last_media_year; null means never checked) and its opportunity score (0-100, tier, the reasons with their points, the dimensions never checked). Costs no credits.",
     annotations: READ_ONLY_TOOL,
   },
   async run({ principal, services }, { lead_id }) {

@@ -10,7 +10,7 @@
  */
 import { socialProfileOf } from "../audit/social-profiles.ts";
 import type { SiteAudit } from "../audit/types.ts";
-import { type FactKey, LOW_REVIEW_COUNT_BELOW } from "../drafting/facts.ts";
+import { type FactKey, LOW_REVIEW_COUNT_BELOW } from "../facts/fact-keys.ts";
 
 export const OPPORTUNITY_VERSION = "2026-12";
 

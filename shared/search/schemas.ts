@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { leadSummarySchema } from "../leads/schemas.ts";
+import { opportunitySchema } from "../scoring/schemas.ts";
 
 /** The wire shapes of a search: /v1 validation, `/openapi.json`, the MCP tool and the types. */
 export const MAX_QUERIES = 5;
@@ -66,12 +67,16 @@ export const searchResultSchema = leadSummarySchema
     has_website: z.boolean().nullable(),
     is_mobile_friendly: z.boolean().nullable().describe("Null when not checked"),
     is_outdated: z.boolean().nullable().describe("Null when not checked"),
+    opportunity: opportunitySchema,
   })
   .meta({ id: "SearchResultLead" });
 
 export const searchResponseSchema = z
   .object({
-    results: z.array(searchResultSchema).max(MAX_RESULTS),
+    results: z
+      .array(searchResultSchema)
+      .max(MAX_RESULTS)
+      .describe("Highest opportunity score first; equal scores in the places provider's order"),
     credits_spent: z
       .int32()
       .min(0)

@@ -9,9 +9,10 @@ import type { SiteAudit } from "../audit/types.ts";
 import type { CostGuard } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
-import type { LeadSummary } from "../leads/leads.ts";
+import { type LeadSummary, opportunityOf } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
 import type { PlaceCandidate, PlacesProvider } from "../places/types.ts";
+import type { Opportunity } from "../scoring/opportunity.ts";
 import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
@@ -22,6 +23,7 @@ export interface SearchResultLead extends LeadSummary {
   has_website: boolean;
   is_mobile_friendly: boolean | null;
   is_outdated: boolean | null;
+  opportunity: Opportunity;
 }
 
 export interface SearchOutcome {
@@ -172,7 +174,8 @@ async function runSearch(
       .map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
   );
 
-  const results = scan.matches.map(({ candidate, category, audit: checked }): SearchResultLead => {
+  const now = new Date();
+  const inProviderOrder = scan.matches.map(({ candidate, category, audit: checked }): SearchResultLead => {
     const lead = leads.get(candidate.placeId);
     if (!lead) throw new Error(`lead for ${candidate.placeId} was not saved`);
     const audit = checked ?? cached.get(candidate.placeId);
@@ -191,8 +194,19 @@ async function runSearch(
       has_website: candidate.website !== null,
       is_mobile_friendly: signals?.not_mobile_friendly == null ? null : !signals.not_mobile_friendly,
       is_outdated: signals?.outdated_website ?? null,
+      opportunity: opportunityOf(
+        {
+          website: candidate.website,
+          country: candidate.country,
+          user_rating_count: candidate.userRatingCount,
+        },
+        audit,
+        now,
+      ),
     };
   });
+  // Highest score first; Array.prototype.sort is stable, so equal scores keep the provider's order.
+  const results = inProviderOrder.toSorted((left, right) => right.opportunity.score - left.opportunity.score);
 
   return {
     results,

@@ -139,6 +139,33 @@ describe("GET /v1/docs", () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
+  it("publishes the opportunity score's points table, as the score computes it", () => {
+    const section = markdown.slice(markdown.indexOf("## Opportunity score"));
+    expect(section.length).toBeLessThan(markdown.length);
+    for (const [dimension, points, appliesTo] of [
+      ["presence", 40, "every place"],
+      ["security", 15, "places with a site of their own"],
+      ["mobile", 20, "places with a site of their own"],
+      ["technology", 10, "places with a site of their own"],
+      ["freshness", 10, "places with a site of their own"],
+      ["language", 10, "Canadian places with a site of their own"],
+      ["reviews", 10, "every place"],
+    ] as const) {
+      const row = rowsWith(section, `| ${dimension} |`)[0];
+      expect(row, dimension).toMatch(new RegExp(`\\| ${points} \\| ${appliesTo} \\|$`));
+    }
+    expect(rowsWith(section, "| presence |")[0]).toContain(
+      "`no_website`, `site_unreachable` or `parked_domain` 40; else `social_profile_only` 30",
+    );
+    expect(rowsWith(section, "| freshness |")[0]).toContain(
+      "`stale_copyright` 10; else homepage media 3+ years old",
+    );
+    for (const field of ["score", "tier", "reasons", "unknown", "coverage", "version"]) {
+      expect(rowsWith(section, `| \`${field}\` |`).length, field).toBe(1);
+    }
+    expect(markdown).not.toContain("{{");
+  });
+
   it("documents the outreach_status values and the cursor form", () => {
     for (const status of ["new", "drafted", "sent", "skipped"]) {
       expect(rowsWith(markdown, `\`${status}\``).length, status).toBeGreaterThan(0);
@@ -191,6 +218,7 @@ describe("GET /v1/docs", () => {
       "subject",
       "body",
       "facts_used",
+      "opportunity",
     ]) {
       expect(markdown, field).toContain(`\`${field}\``);
     }

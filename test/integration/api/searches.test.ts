@@ -134,9 +134,17 @@ function program(location: string, places: GooglePlaceJson[], category = "plumbe
   fake.setPlaces(`${category} in ${location}`, places);
 }
 
+/**
+ * Places with websites and at least 10 reviews each: their opportunity scores are equal (0, nothing
+ * checked but the reviews), so the results keep the scan's order, which is what these tests are
+ * about (results are ordered by score first).
+ */
 function placesFor(location: string, count: number, ratingOf?: (index: number) => number | undefined) {
   const prefix = location.replaceAll(" ", "-");
-  return syntheticPlaces(count, ratingOf ? { prefix, ratingOf } : { prefix });
+  return syntheticPlaces(count, ratingOf ? { prefix, ratingOf } : { prefix }).map((place, index) => ({
+    ...place,
+    userRatingCount: 10 + index,
+  }));
 }
 
 function withoutWebsite(place: GooglePlaceJson): GooglePlaceJson {
@@ -733,7 +741,8 @@ describe("POST /v1/searches: results and charging", () => {
     const body = await searchOk(ws, { queries: [{ location, category: "  electrician " }], max_results: 5 });
     expect(body.credits_spent).toBe(3);
     expect(body.results).toHaveLength(3);
-    const [first, second, third] = body.results;
+    // The place with no website scores 40 (presence): first; the other two tie at 0, in the provider's order.
+    const [second, first, third] = body.results;
     const keys = [
       "id",
       "place_id",
@@ -748,6 +757,7 @@ describe("POST /v1/searches: results and charging", () => {
       "has_website",
       "is_mobile_friendly",
       "is_outdated",
+      "opportunity",
     ].sort();
     for (const result of body.results) {
       expect(Object.keys(result).sort()).toEqual(keys);
@@ -770,8 +780,28 @@ describe("POST /v1/searches: results and charging", () => {
       has_website: true,
       is_mobile_friendly: null,
       is_outdated: null,
+      // Never checked: the site's dimensions unknown, only the reviews (10 of 115 points) known.
+      opportunity: {
+        score: 0,
+        tier: "unchecked",
+        reasons: [],
+        unknown: ["presence", "security", "mobile", "technology", "freshness", "language"],
+        coverage: 0.09,
+        version: "2026-12",
+      },
     });
-    expect(second).toMatchObject({ place_id: noSite!.id, website: null, has_website: false });
+    expect(second).toMatchObject({
+      place_id: noSite!.id,
+      website: null,
+      has_website: false,
+      opportunity: {
+        score: 40,
+        tier: "medium",
+        reasons: [{ fact: "no_website", points: 40 }],
+        unknown: [],
+        coverage: 1,
+      },
+    });
     // No category from the provider: the lead is filed under the query's (trimmed) category.
     expect(third).toMatchObject({ place_id: bare.id, category: "electrician" });
   });

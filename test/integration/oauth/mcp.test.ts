@@ -120,6 +120,12 @@ describe("tools", () => {
       "queries",
     ]);
     expect(search.inputSchema.required).toEqual(expect.arrayContaining(["queries", "max_results"]));
+    // The outputs carry the opportunity score, described from the same zod schema as /openapi.json.
+    const outputOf = (name: string) => JSON.stringify(tools.find((tool) => tool.name === name)?.outputSchema);
+    for (const name of ["search_leads", "get_lead"]) {
+      expect(outputOf(name), name).toContain('"opportunity":{');
+      expect(outputOf(name), name).toContain('"coverage":{');
+    }
     const draft = tools.find((tool) => tool.name === "draft_outreach_email")!;
     expect(Object.keys(draft.inputSchema.properties ?? {}).sort()).toEqual(["lead_id", "locale"]);
     expect(draft.inputSchema.required).toEqual(["lead_id"]);
@@ -161,10 +167,28 @@ describe("tools", () => {
     );
 
     const noWebsite = search.results.find((lead) => !lead.has_website)!;
-    const lead = await callJson<{ id: string; no_website_flag: boolean | null }>(client, "get_lead", {
-      lead_id: noWebsite.id,
+    const lead = await callJson<{ id: string; no_website_flag: boolean | null; opportunity: unknown }>(
+      client,
+      "get_lead",
+      {
+        lead_id: noWebsite.id,
+      },
+    );
+    expect(lead).toMatchObject({
+      id: noWebsite.id,
+      no_website_flag: true,
+      opportunity: {
+        score: expect.any(Number),
+        tier: expect.any(String),
+        reasons: expect.arrayContaining([{ fact: "no_website", points: 40 }]),
+        unknown: [],
+        coverage: 1,
+        version: "2026-12",
+      },
     });
-    expect(lead).toMatchObject({ id: noWebsite.id, no_website_flag: true });
+    expect(search.results.find((result) => result.id === noWebsite.id)).toMatchObject({
+      opportunity: lead.opportunity,
+    });
 
     const draft = await callJson<{ subject: string; body: string; facts_used: string[] }>(
       client,

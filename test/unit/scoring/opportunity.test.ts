@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AuditSignals, type SiteAudit, UNKNOWN_SIGNALS } from "../../../shared/audit/types.ts";
-import { FACT_KEYS_IN_ORDER } from "../../../shared/drafting/facts.ts";
+import { FACT_KEYS_IN_ORDER } from "../../../shared/facts/fact-keys.ts";
 import {
   OPPORTUNITY_DIMENSIONS,
   OPPORTUNITY_TABLE,
