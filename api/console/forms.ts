@@ -33,14 +33,14 @@ export const inviteNewAccountForm = z.object({
 export const inviteAcceptForm = z.object({ token: linkToken });
 export const forgotPasswordForm = z.object({ email: z.email().max(320) });
 export const resetPasswordForm = z.object({ token: linkToken, new_password: z.string().default("") });
+/** No password: it is chosen on the mailed link's page, by whoever owns the mailbox. */
 export const signUpForm = z.object({
   name: personName,
   email: z.email().max(320),
-  password: z.string().default(""),
   agency_name: z.string().trim().min(1).max(200),
   language: language.optional(),
 });
-export const signUpConfirmForm = z.object({ token: linkToken });
+export const signUpConfirmForm = z.object({ token: linkToken, password: z.string().default("") });
 export const profileForm = z.object({ name: z.string().trim().min(1).max(200), language });
 export const passwordForm = z.object({ current_password: typed(1000), new_password: z.string().default("") });
 export const settingsForm = z.object({

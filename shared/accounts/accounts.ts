@@ -8,6 +8,47 @@ import { endOtherSessions } from "./sessions.ts";
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
+/** Domains whose mailboxes ignore dots in the local part; googlemail.com is gmail.com. */
+const GMAIL_DOMAINS = new Set(["gmail.com", "googlemail.com"]);
+
+/**
+ * The mailbox an address delivers to, as one person's key (one account, so one free trial, per
+ * mailbox): lower case, a `+tag` dropped, and for gmail.com and googlemail.com the dots of the
+ * local part dropped and the domain read as gmail.com. `J.Doe+leads@GoogleMail.com` and
+ * `jdoe@gmail.com` are one mailbox.
+ */
+export function mailboxOf(email: string): string {
+  const address = normalizeEmail(email);
+  const at = address.lastIndexOf("@");
+  if (at <= 0) return address;
+  const domain = address.slice(at + 1);
+  const local = address.slice(0, at).split("+")[0] ?? "";
+  return GMAIL_DOMAINS.has(domain) ? `${local.replaceAll(".", "")}@gmail.com` : `${local}@${domain}`;
+}
+
+/**
+ * The account whose address is the same mailbox as `email` (see mailboxOf), if any. Read from the
+ * accounts of the same domain (both gmail domains for gmail), and for other domains of the same
+ * local part with or without a tag; compared in code, where mailboxOf is written once.
+ */
+export async function findAccountByMailbox(db: Db, email: string): Promise<Account | undefined> {
+  const mailbox = mailboxOf(email);
+  const at = mailbox.lastIndexOf("@");
+  const domain = mailbox.slice(at + 1);
+  const local = mailbox.slice(0, at);
+  const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+  const candidates = await db
+    .selectFrom("accounts")
+    .selectAll()
+    .where((eb) =>
+      domain === "gmail.com"
+        ? eb.or([...GMAIL_DOMAINS].map((gmail) => eb(eb.fn("lower", ["email"]), "like", `%@${gmail}`)))
+        : eb(eb.fn("lower", ["email"]), "like", `${escapeLike(local)}%@${escapeLike(domain)}`),
+    )
+    .execute();
+  return candidates.find((account) => mailboxOf(account.email) === mailbox);
+}
+
 export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
   return db
     .selectFrom("accounts")

@@ -1,27 +1,28 @@
+import { sql } from "kysely";
 import { isValid as acceptedByDisposableList } from "mailchecker";
 import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";
-import { findAccountByEmail } from "./accounts.ts";
+import { findAccountByMailbox, mailboxOf } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 
 /** A sign-up's mailed link works once, for a day. */
 export const SIGN_UP_TTL_MS = 24 * 3600 * 1000;
 
+/** The sign-up form: no password, which is chosen on the mailed link's page (by the mailbox's owner). */
 export interface SignUpRequest {
   email: string;
   name: string;
   agencyName: string;
-  password: string;
   language: Language;
 }
 
 /**
- * What to mail after a sign-up form: the confirmation link, or, for an address that already has
- * an account, a note saying so (the page answers the same either way, so the form tells nobody
- * which addresses have accounts).
+ * What to mail after a sign-up form: the confirmation link, or, for an address whose mailbox
+ * already has an account (the address itself or an alias of it: see mailboxOf), a note saying so
+ * (the page answers the same either way, so the form tells nobody which addresses have accounts).
  */
 export type SignUpRequested =
   | { kind: "pending"; token: string; expires_at: Date }
@@ -35,7 +36,8 @@ export const isDisposableAddress = (email: string): boolean => !acceptedByDispos
 
 /**
  * Records a sign-up until its link is opened: no account and no workspace exist before. Refuses
- * throwaway addresses (`disposable_address`) and passwords the rule refuses.
+ * throwaway addresses (`disposable_address`). No password here: whoever types an address is not
+ * yet its owner, so the password is chosen on the mailed link's page.
  */
 export async function requestSignUp(
   db: Db,
@@ -44,9 +46,7 @@ export async function requestSignUp(
 ): Promise<SignUpRequested> {
   const email = input.email.trim();
   if (isDisposableAddress(email)) throw refusal("invalid_request", "disposable_address");
-  const problem = passwordProblem(input.password);
-  if (problem) throw refusal("invalid_request", problem);
-  const account = await findAccountByEmail(db, email);
+  const account = await findAccountByMailbox(db, email);
   if (account) return { kind: "account_exists", language: account.language };
   const token = newSecret();
   const expiresAt = new Date(now.getTime() + SIGN_UP_TTL_MS);
@@ -62,7 +62,7 @@ export async function requestSignUp(
       email,
       name: input.name,
       agency_name: input.agencyName,
-      password_hash: await hashPassword(input.password),
+      password_hash: null,
       language: input.language,
       token_hash: hashSecret(token),
       created_at: now,
@@ -97,17 +97,22 @@ export async function findOpenSignUp(
 }
 
 /**
- * Opens a sign-up's link, once: the account (with the password chosen at sign-up), its
- * workspace (10 free credits, free trial) and its membership, in one transaction. Throws 404
- * `sign_up_invalid` for a link that is unknown, used or expired, and `account_exists` when the
- * address got an account meanwhile (through an invite or another sign-up).
+ * Opens a sign-up's link, once: the account (with the password chosen now, on the link's page),
+ * its workspace (10 free credits, free trial) and its membership, in one transaction. Throws 404
+ * `sign_up_invalid` for a link that is unknown, used or expired, a password problem, and
+ * `account_exists` when the mailbox got an account meanwhile (through an invite, another sign-up
+ * or one of an alias of the address: one account, so one free trial, per mailbox).
  */
 export async function confirmSignUp(
   db: Db,
   token: string,
+  password: string,
   now: Date = new Date(),
 ): Promise<{ accountId: string; workspaceId: string }> {
   if (!looksLikeSecret(token)) throw refusal("not_found", "sign_up_invalid");
+  const problem = passwordProblem(password);
+  if (problem) throw refusal("invalid_request", problem);
+  const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const signUp = await trx
       .selectFrom("sign_ups")
@@ -118,13 +123,15 @@ export async function confirmSignUp(
     if (!signUp || signUp.confirmed_at !== null || signUp.expires_at <= now) {
       throw refusal("not_found", "sign_up_invalid");
     }
-    if (await findAccountByEmail(trx, signUp.email)) throw refusal("invalid_request", "account_exists");
+    // Two links of aliases of one mailbox confirmed at once: the second waits here, then finds the first's account.
+    await sql`select pg_advisory_xact_lock(hashtext(${`mailbox:${mailboxOf(signUp.email)}`}))`.execute(trx);
+    if (await findAccountByMailbox(trx, signUp.email)) throw refusal("invalid_request", "account_exists");
     const account = await trx
       .insertInto("accounts")
       .values({
         email: signUp.email,
         name: signUp.name,
-        password_hash: signUp.password_hash,
+        password_hash: passwordHash,
         language: signUp.language,
         created_at: now,
         password_changed_at: now,

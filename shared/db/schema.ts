@@ -100,8 +100,8 @@ export interface SignUpsTable {
   email: string;
   name: string;
   agency_name: string;
-  /** scrypt, as accounts keep it; it becomes the account's password on confirmation. */
-  password_hash: string;
+  /** Null: the password is chosen at confirmation (a sign-up of before that change kept one here, unused). */
+  password_hash: string | null;
   language: Language;
   token_hash: string;
   created_at: Timestamp;

@@ -21,6 +21,8 @@ export interface SmtpSink {
   url: string;
   mails: ReceivedMail[];
   refuse: boolean;
+  /** Milliseconds the sink waits before accepting each message (a slow mail server). */
+  delayMs: number;
   /** Resolves with the next mail to `address` (or one already received and not yet taken). */
   next(address: string): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     url: "",
     mails,
     refuse: false,
+    delayMs: 0,
     next(address) {
       const ready = mails.find((mail) => !taken.has(mail) && mail.to.includes(address.toLowerCase()));
       if (ready) {
@@ -53,7 +56,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
+      stream.on("end", async () => {
+        if (sink.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, sink.delayMs));
         if (sink.refuse) {
           const error = Object.assign(new Error("Mailbox unavailable, try later"), { responseCode: 451 });
           callback(error);

@@ -6,7 +6,7 @@ import {
 } from "../../../shared/accounts/password-resets.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
-import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
+import { spendAccountMail } from "../account-mail.ts";
 import { forgotPasswordForm, parseForm, resetPasswordForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, passwordResetUrl } from "../paths.ts";
@@ -31,9 +31,9 @@ const passwordResetRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     const { email } = parseForm(forgotPasswordForm, request.body);
     await spendAccountMail(services, reply);
     const reset = await createPasswordReset(db, email);
-    if (reset) {
-      await sendAccountMail(
-        services,
+    // Queued, and the page answered before it is sent: as long with an account as without one.
+    if (reset && services.mailer) {
+      services.mailer.queue(
         accountMail({
           kind: "password_reset",
           to: reset.account.email,

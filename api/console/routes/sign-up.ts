@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { confirmSignUp, findOpenSignUp, requestSignUp } from "../../../shared/accounts/sign-ups.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
-import { sendAccountMail, spendAccountMail } from "../account-mail.ts";
+import { spendAccountMail } from "../account-mail.ts";
 import { parseForm, signUpConfirmForm, signUpForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, signUpConfirmUrl, workspacePath } from "../paths.ts";
@@ -12,8 +12,9 @@ import { confirmSignUpPage, signUpPage } from "../views/sign-up.ts";
 
 /**
  * Self-serve sign-up (`SIGNUP=open`, which needs SMTP_URL): the form creates nothing but a
- * request; the account and its workspace (10 free credits, free trial) exist once the mailed
- * link is opened. Limited per client address; throwaway addresses refused.
+ * request; the account (with the password chosen there) and its workspace (10 free credits, free
+ * trial) exist once the mailed link is opened. Limited per client address (an IPv6 client by its
+ * /64); throwaway addresses refused; one account per mailbox (an alias is answered as its owner).
  */
 const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db, config } = services;
@@ -34,7 +35,6 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         email: form.email,
         name: form.name,
         agencyName: form.agency_name,
-        password: form.password,
         language,
       });
     } catch (error) {
@@ -43,8 +43,10 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       const key = REFUSAL_MESSAGES[reason];
       return reply.render((context) => signUpPage(context, { values, error: context.t.t(key) }), 400);
     }
-    await sendAccountMail(
-      services,
+    // Queued, and the page answered before it is sent: the answer takes as long whichever mail
+    // goes out (a new sign-up's link, or the note to an existing account), and tells nobody which.
+    if (!services.mailer) throw new Error("SIGNUP=open without SMTP_URL");
+    services.mailer.queue(
       requested.kind === "pending"
         ? accountMail({
             kind: "sign_up",
@@ -72,8 +74,22 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
   });
 
   app.post("/sign-up/confirm", async (request, reply) => {
-    const { token } = parseForm(signUpConfirmForm, request.body);
-    const confirmed = await confirmSignUp(db, token);
+    const { token, password } = parseForm(signUpConfirmForm, request.body);
+    let confirmed: Awaited<ReturnType<typeof confirmSignUp>>;
+    try {
+      confirmed = await confirmSignUp(db, token, password);
+    } catch (error) {
+      const reason = refusalOf(error);
+      // An unknown or used link, or a mailbox that has an account meanwhile: the error page.
+      if (reason !== "too_short" && reason !== "too_long") throw error;
+      const key = REFUSAL_MESSAGES[reason];
+      const signUp = await findOpenSignUp(db, token);
+      if (!signUp) throw new PageError(404, "signUpInvalid");
+      return reply.render(
+        (context) => confirmSignUpPage(context, { token, signUp, error: context.t.t(key) }),
+        400,
+      );
+    }
     await reply.signIn(confirmed.accountId);
     return reply.redirect(workspacePath(confirmed.workspaceId), 303);
   });
