@@ -70,6 +70,12 @@ button[disabled] { opacity: .6; cursor: default; }
 pre.draft { white-space: pre-wrap; font: inherit; margin: .5rem 0 0; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 ul.plain li { padding: .35rem 0; }
+ul.packs { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .75rem; margin: 0 0 .5rem; padding: 0; list-style: none; }
+ul.packs li { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem; display: flex; flex-direction: column; gap: .25rem; }
+ul.packs .pack-credits { font-weight: 600; }
+ul.packs .price { font-size: 1.4rem; font-weight: 700; }
+ul.packs form { margin-top: .5rem; }
+tfoot th, tfoot td { border-top: 2px solid var(--line); border-bottom: 0; font-weight: 700; color: var(--ink); font-size: 1rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; word-break: break-word; }
@@ -81,6 +87,8 @@ dl.facts dd { margin: 0; word-break: break-word; }
   table.rows tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
   table.rows tr:last-child { border-bottom: 0; }
   table.rows td { border: 0; padding: .2rem .75rem; }
+  table.rows tfoot, table.rows tfoot tr, table.rows tfoot td { display: block; width: 100%; }
+  table.rows tfoot th { display: none; }
   table.rows td[data-label]::before { content: attr(data-label); display: block; font-size: .8rem; font-weight: 600; color: var(--muted); }
   .stats .value { font-size: 1.3rem; }
   th, td { padding: .45rem .5rem; }

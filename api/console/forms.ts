@@ -56,6 +56,8 @@ export const settingsForm = z.object({
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
 export const draftForm = z.object({ locale: language.optional() });
+/** Buy: the pack's credits (the operation checks that such a pack is on sale). */
+export const checkoutForm = z.object({ pack: z.coerce.number().int().min(1).max(1_000_000) });
 export const markForm = z.object({ status: z.enum(["sent", "skipped"]) });
 /** A checkbox: present ("on") when ticked, absent otherwise. */
 const checkbox = z

@@ -14,8 +14,8 @@ export type View = (context: PageContext) => string;
 
 declare module "fastify" {
   interface FastifyReply {
-    /** Renders the view for this request and sends it with the console's page headers. */
-    render(view: View, status?: number): Promise<FastifyReply>;
+    /** Renders the view for this request and sends it with the console's page headers (`headers` replace some). */
+    render(view: View, status?: number, headers?: Record<string, string>): Promise<FastifyReply>;
   }
 }
 
@@ -59,10 +59,15 @@ function pageErrorOf(error: unknown, request: FastifyRequest): PageError {
 /** The console's one renderer: every page, error pages included, goes out through `reply.render`. */
 export default fp<{ db: Db }>(
   async (app, { db }) => {
-    app.decorateReply("render", async function (this: FastifyReply, view: View, status = 200) {
-      const context = await contextOf(db, this.request, this);
-      return this.code(status).headers(PAGE_HEADERS).send(view(context));
-    });
+    app.decorateReply(
+      "render",
+      async function (this: FastifyReply, view: View, status = 200, headers: Record<string, string> = {}) {
+        const context = await contextOf(db, this.request, this);
+        return this.code(status)
+          .headers({ ...PAGE_HEADERS, ...headers })
+          .send(view(context));
+      },
+    );
 
     app.setErrorHandler(async (error, request, reply) => {
       const pageError = pageErrorOf(error, request);

@@ -74,6 +74,7 @@ const workspaceNotices: Record<string, MessageKey> = {
   skipped: "markedSkipped",
   suppression_added: "suppressionAdded",
   suppression_removed: "suppressionRemoved",
+  checkout_cancelled: "checkoutCancelled",
 };
 const doneQuery = z.object({ done: z.string().optional() }).catch({});
 

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { readCurrentAudits } from "../audit/cache.ts";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
@@ -184,36 +183,6 @@ export async function listDraftsOfLead(db: Db, workspaceId: string, leadId: stri
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .execute();
-}
-
-/** One line of the credit history: a purchase adds, a newly charged place or a draft takes 1. */
-export interface LedgerEntry {
-  kind: "purchase" | "search_charge" | "draft";
-  credits: number;
-  at: Date;
-  /** The place's or the lead's name; null for purchases. */
-  subject: string | null;
-}
-
-const LEDGER_HISTORY_LIMIT = 200;
-
-/** The newest entries of the ledger tables (purchases, search charges, drafts), newest first. */
-export async function readCreditHistory(db: Db, workspaceId: string): Promise<LedgerEntry[]> {
-  const rows = await sql<{ kind: LedgerEntry["kind"]; credits: number; at: Date; subject: string | null }>`
-    (select 'purchase' as kind, credits, created_at as at, null as subject
-       from credit_purchases where workspace_id = ${workspaceId})
-    union all
-    (select 'search_charge', -1, search_charges.charged_at, places.name
-       from search_charges join places on places.place_id = search_charges.place_id
-      where search_charges.workspace_id = ${workspaceId})
-    union all
-    (select 'draft', -1, drafts.created_at, places.name
-       from drafts join leads on leads.id = drafts.lead_id join places on places.place_id = leads.place_id
-      where drafts.workspace_id = ${workspaceId})
-    order by at desc
-    limit ${LEDGER_HISTORY_LIMIT}
-  `.execute(db);
-  return rows.rows.map((row) => ({ ...row, credits: Number(row.credits), at: new Date(row.at) }));
 }
 
 const CSV_COLUMNS = [

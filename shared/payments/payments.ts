@@ -34,6 +34,8 @@ export type ReturnOutcome =
 
 export interface Payments {
   readonly sale: CreditSale;
+  /** Origins of Stripe's payment pages: the Buy form's redirect goes there (its CSP must allow it). */
+  readonly checkoutOrigins: string[];
   /** The URL of Stripe's payment page for one pack; 400 `invalid_request` for a pack not on sale. */
   startCheckout(request: {
     workspaceId: string;
@@ -130,6 +132,7 @@ export function createPayments(deps: {
 
   return {
     sale,
+    checkoutOrigins: gateway.checkoutOrigins,
 
     async startCheckout(request) {
       const pack = sale.packs.find((candidate) => candidate.credits === request.packCredits);

@@ -11,6 +11,9 @@ import type { CheckoutSessionFacts } from "./settlement.ts";
 /** Stripe's own default: a signature older than this is refused (a replayed event). */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
+const STRIPE_API_ORIGIN = "https://api.stripe.com";
+const STRIPE_CHECKOUT_ORIGIN = "https://checkout.stripe.com";
+
 export interface StripeSettings {
   secretKey: string;
   webhookSecret: string;
@@ -31,6 +34,11 @@ export interface CheckoutRequest {
 }
 
 export interface StripeGateway {
+  /**
+   * Where Stripe's payment pages live: checkout.stripe.com, and STRIPE_API_URL's own origin when it
+   * is not Stripe's (a fake or a mock serves its pages there). The console's forms may lead there.
+   */
+  readonly checkoutOrigins: string[];
   /** `POST /v1/checkout/sessions`: the session's id and the URL of Stripe's payment page. */
   createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** `GET /v1/checkout/sessions/{id}`; undefined when Stripe knows no such session. */
@@ -53,6 +61,8 @@ export function createStripeGateway(settings: StripeSettings): StripeGateway {
   });
 
   return {
+    checkoutOrigins: [STRIPE_CHECKOUT_ORIGIN, ...(url.origin === STRIPE_API_ORIGIN ? [] : [url.origin])],
+
     async createCheckoutSession(request) {
       const session = await stripe.checkout.sessions.create({
         mode: "payment",

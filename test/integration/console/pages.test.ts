@@ -243,11 +243,13 @@ describe("console pages", () => {
       credits: 50,
     });
     const ledger = await browser.get(`/app/w/${workspace.workspaceId}/credits`);
-    expect(ledger.body).toContain('<span class="value">59</span>');
+    expect(ledger.body).toContain(`<span class="value" id="balance">59</span>`);
     expect(ledger.body).toContain("Purchase");
     expect(ledger.body).toContain("+50");
     expect(ledger.body).toContain("Outreach draft: =HYPERLINK(evil)");
-    expect(ledger.body).toContain("operator");
+    expect(ledger.body).toContain("Purchase from the operator");
+    // Every line of the history adds up to the balance: 10 free, +50 bought, one draft.
+    expect(ledger.body).toContain('id="history-total">59</td>');
   });
 
   it("counts console drafts against the workspace's hourly draft-attempt limit, like the API (429, Retry-After)", async () => {
@@ -290,9 +292,10 @@ describe("console pages", () => {
     expect(steps).toContain(`href="/app/w/${workspace.workspaceId}/settings">Tell us who signs the drafts`);
     expect(steps).toContain(`href="/app/w/${workspace.workspaceId}/search">Run a first search`);
     expect((await browser.get(`/app/w/${workspace.workspaceId}/leads`)).body).toContain("No leads yet");
-    expect((await browser.get(`/app/w/${workspace.workspaceId}/credits`)).body).toContain(
-      "No credit movement yet",
-    );
+    // The history starts with the free credits, and its total is the balance.
+    const credits = (await browser.get(`/app/w/${workspace.workspaceId}/credits`)).body;
+    expect(credits).toContain("Free credits to start");
+    expect(credits).toContain('<td data-label="Balance" id="history-total">10</td>');
     const signedOut = new ConsoleBrowser(harness.app);
     const redirected = await signedOut.get(`/app/w/${workspace.workspaceId}/leads`);
     expect(redirected.statusCode).toBe(303);
