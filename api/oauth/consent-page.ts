@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SignedInAccount } from "../../shared/accounts/sessions.ts";
 import { html } from "../console/html.ts";
 import { languageFromHeader, type MessageKey, translator } from "../console/i18n.ts";
@@ -106,4 +106,14 @@ export function pageSecurityHeaders(redirectOrigin?: string): Record<string, str
       ? csp.replace("form-action 'self'", `form-action 'self' ${redirectOrigin}`)
       : csp,
   };
+}
+
+/** An OAuth page with the headers of its kind (no script; forms may post to the client). */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  redirectOrigin?: string,
+): FastifyReply {
+  return reply.code(status).headers(pageSecurityHeaders(redirectOrigin)).send(html);
 }
