@@ -59,12 +59,21 @@ const suppressionJson = (entry: SuppressionEntry) => ({
   created_at: entry.created_at.toISOString(),
 });
 
+const hidden = { hide: true } as const;
+
 /** Stands in for "the app": workspaces, members, keys and purchases. Hidden from the public OpenAPI. */
 const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const { db, keyUsage } = services;
   // The token is checked for every /admin path by the app's adminGuard, before routing's 404.
+  await app.register(workspaceRoutes, { services });
+  await app.register(memberRoutes, { services });
+  await app.register(apiKeyRoutes, { services });
+  await app.register(suppressionRoutes, { services });
+  await app.register(creditRoutes, { services });
+};
 
-  const hidden = { hide: true } as const;
+/** Workspaces: create, list, read, settings. */
+const workspaceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
 
   app.post(
     "/workspaces",
@@ -105,6 +114,11 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
     },
     async (request) => workspaceJson(await updateWorkspaceSettings(db, request.params.id, request.body)),
   );
+};
+
+/** Members: add, list, invite, remove; a password reset link for an account. */
+const memberRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
 
   app.post(
     "/workspaces/:id/members",
@@ -193,6 +207,11 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       return reply.code(204).send();
     },
   );
+};
+
+/** API keys: create (the secret shown once), list, revoke. */
+const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db, keyUsage } = services;
 
   app.post(
     "/workspaces/:id/api-keys",
@@ -238,6 +257,11 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       return reply.code(204).send();
     },
   );
+};
+
+/** The do-not-contact list of a workspace. */
+const suppressionRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
 
   // The suppression list: who must not be contacted (DESIGN "Lawful outreach"). Entries added here are the operator's.
   app.get(
@@ -281,6 +305,11 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
       return reply.code(204).send();
     },
   );
+};
+
+/** Credit purchases recorded by the operator. */
+const creditRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
 
   app.post(
     "/workspaces/:id/credit-purchases",

@@ -13,7 +13,6 @@ const LIMIT = 120;
  * splits the function.
  */
 const ALLOWED_LONG_FUNCTIONS: readonly string[] = [
-  "api/admin/index.ts: adminRoutes", // 235
   "shared/metrics.ts: createMetrics", // 221
   "shared/places/google-places.ts: createGooglePlacesProvider", // 205
   "shared/drafting/llm-generator.ts: createLlmGenerator", // 161
