@@ -9,7 +9,7 @@ import creditRoutes from "./routes/credits.ts";
 import inviteRoutes from "./routes/invite.ts";
 import keyRoutes from "./routes/keys.ts";
 import leadRoutes from "./routes/leads.ts";
-import memberRoutes from "./routes/members.ts";
+import memberRoutes, { memberInviteRoutes } from "./routes/members.ts";
 import overviewRoutes from "./routes/overview.ts";
 import passwordResetRoutes from "./routes/password-reset.ts";
 import searchRoutes from "./routes/search.ts";
@@ -63,6 +63,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
         searchRoutes,
         keyRoutes,
         memberRoutes,
+        memberInviteRoutes,
         settingsRoutes,
         leadRoutes,
         suppressionRoutes,

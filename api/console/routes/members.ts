@@ -12,7 +12,7 @@ import { confirmPage } from "../views/components.ts";
 import { membersPage } from "../views/members.ts";
 import { idParam, membershipOf, noticeOf, redirectWithFlash, takeFlash } from "../workspace-scope.ts";
 
-/** The workspace's members: list, invite, remove. */
+/** The workspace's members: list, remove (invites are `memberInviteRoutes`). */
 const memberRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services, flash }) => {
   const { db } = services;
 
@@ -36,6 +36,39 @@ const memberRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
       }),
     );
   });
+
+  app.get("/members/:memberId/remove", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const memberId = idParam(request, "memberId");
+    const member = (await listActiveMembers(db, workspace_id)).find((candidate) => candidate.id === memberId);
+    if (!member) throw new PageError(404, "notFound");
+    return reply.render((context) =>
+      confirmPage(context, {
+        title: context.t.t("remove"),
+        subject: member.name ? `${member.name} <${member.email}>` : member.email,
+        question: context.t.t("removeConfirm"),
+        action: workspacePath(workspace_id, `members/${member.id}/remove`),
+        button: context.t.t("remove"),
+        cancelHref: workspacePath(workspace_id, "members"),
+      }),
+    );
+  });
+
+  app.post("/members/:memberId/remove", async (request, reply) => {
+    const membership = membershipOf(request);
+    const memberId = idParam(request, "memberId");
+    await removeMember(db, membership.workspace_id, memberId);
+    if (memberId === membership.member_id) return reply.redirect(CONSOLE_PREFIX, 303);
+    return reply.redirect(`${workspacePath(membership.workspace_id, "members")}?done=removed`, 303);
+  });
+};
+
+/** Invites to the workspace: send one (mailed, or its link shown), cancel a pending one. */
+export const memberInviteRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (
+  app,
+  { services, flash },
+) => {
+  const { db } = services;
 
   app.post("/members/invite", async (request, reply) => {
     const membership = membershipOf(request);
@@ -115,31 +148,6 @@ const memberRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
       throw new PageError(404, "notFound");
     }
     return reply.redirect(`${workspacePath(workspace_id, "members")}?done=invite_cancelled`, 303);
-  });
-
-  app.get("/members/:memberId/remove", async (request, reply) => {
-    const { workspace_id } = membershipOf(request);
-    const memberId = idParam(request, "memberId");
-    const member = (await listActiveMembers(db, workspace_id)).find((candidate) => candidate.id === memberId);
-    if (!member) throw new PageError(404, "notFound");
-    return reply.render((context) =>
-      confirmPage(context, {
-        title: context.t.t("remove"),
-        subject: member.name ? `${member.name} <${member.email}>` : member.email,
-        question: context.t.t("removeConfirm"),
-        action: workspacePath(workspace_id, `members/${member.id}/remove`),
-        button: context.t.t("remove"),
-        cancelHref: workspacePath(workspace_id, "members"),
-      }),
-    );
-  });
-
-  app.post("/members/:memberId/remove", async (request, reply) => {
-    const membership = membershipOf(request);
-    const memberId = idParam(request, "memberId");
-    await removeMember(db, membership.workspace_id, memberId);
-    if (memberId === membership.member_id) return reply.redirect(CONSOLE_PREFIX, 303);
-    return reply.redirect(`${workspacePath(membership.workspace_id, "members")}?done=removed`, 303);
   });
 };
 
