@@ -39,6 +39,7 @@ import {
   createLimiter,
   createRateLimiter,
   type Limiter,
+  type LimiterStore,
   perAddress,
   type RateLimiter,
   watchRateLimitFallback,
@@ -112,34 +113,12 @@ export async function createServices(
     db = opened.db;
   }
 
-  // Rate-limit counts fail fast when Redis is away (no offline queue, a command timeout for a
-  // Redis that hangs), so that the limiters answer from this node's own counts at once.
-  const redis = config.redisUrl
-    ? createRedisConnection(config.redisUrl, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-        lazyConnect: false,
-      })
-    : undefined;
-  if (redis) logRedisConnection(redis, logger, "rate limits");
-  if (redis && config.redisUrl) {
-    const target = `Redis at ${describeUrl(config.redisUrl)}`;
-    try {
-      await waitFor(
-        target,
-        config.startupWaitMs,
-        logger,
-        async () => {
-          await redis.ping();
-        },
-        overrides.onWaiting,
-      );
-    } catch (error) {
-      redis.disconnect();
-      await opened?.close();
-      throw error;
-    }
+  let redis: Redis | undefined;
+  try {
+    redis = await connectRedis(config, logger, overrides.onWaiting);
+  } catch (error) {
+    await opened?.close();
+    throw error;
   }
 
   const keyUsage = new KeyUsageRecorder(db);
@@ -171,31 +150,7 @@ export async function createServices(
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
   const mailer = config.mail ? createSmtpMailer({ ...config.mail, logger }) : undefined;
-  const passwordLimiter = createPasswordCheckLimiter(config.passwordFailureLimits, limiterStore, {
-    // The owner is told that their account's failures passed its budget (once per window).
-    accountBudgetSpent(email) {
-      logger.warn(
-        { failures: config.passwordFailureLimits.perAccount },
-        "password failures: an account's budget is spent",
-      );
-      if (!mailer) return;
-      findAccountByEmail(db, email)
-        .then((account) => {
-          if (!account) return;
-          mailer.queue(
-            accountMail({
-              kind: "password_failures",
-              failures: config.passwordFailureLimits.perAccount,
-              minutes: Math.round(config.passwordFailureLimits.windowSeconds / 60),
-              to: account.email,
-              language: account.language,
-              link: `${config.publicUrl}${CONSOLE_PREFIX}/forgot-password`,
-            }),
-          );
-        })
-        .catch((error: unknown) => logger.error({ err: error }, "could not mail an account's owner"));
-    },
-  });
+  const passwordLimiter = createPasswordLimiter(config, db, limiterStore, logger, mailer);
   // Keyed by the client's address (an IPv6 client by its /64).
   const accountMailLimiter = perAddress(
     createLimiter<"account_mail">(
@@ -257,6 +212,76 @@ export async function createServices(
       await opened?.close();
     },
   };
+}
+
+/**
+ * The rate limits' Redis, when configured, reachable before start-up goes on. Rate-limit counts
+ * fail fast when Redis is away (no offline queue, a command timeout for a Redis that hangs), so
+ * that the limiters answer from this node's own counts at once.
+ */
+async function connectRedis(
+  config: Config,
+  logger: Logger,
+  onWaiting: ((what: string) => void) | undefined,
+): Promise<Redis | undefined> {
+  if (!config.redisUrl) return undefined;
+  const redis = createRedisConnection(config.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    lazyConnect: false,
+  });
+  logRedisConnection(redis, logger, "rate limits");
+  try {
+    await waitFor(
+      `Redis at ${describeUrl(config.redisUrl)}`,
+      config.startupWaitMs,
+      logger,
+      async () => {
+        await redis.ping();
+      },
+      onWaiting,
+    );
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return redis;
+}
+
+/** Every password check counted; an account's owner is told (once per window) when its failures pass the budget. */
+function createPasswordLimiter(
+  config: Config,
+  db: Db,
+  limiterStore: LimiterStore,
+  logger: Logger,
+  mailer: Mailer | undefined,
+): PasswordCheckLimiter {
+  return createPasswordCheckLimiter(config.passwordFailureLimits, limiterStore, {
+    // The owner is told that their account's failures passed its budget (once per window).
+    accountBudgetSpent(email) {
+      logger.warn(
+        { failures: config.passwordFailureLimits.perAccount },
+        "password failures: an account's budget is spent",
+      );
+      if (!mailer) return;
+      findAccountByEmail(db, email)
+        .then((account) => {
+          if (!account) return;
+          mailer.queue(
+            accountMail({
+              kind: "password_failures",
+              failures: config.passwordFailureLimits.perAccount,
+              minutes: Math.round(config.passwordFailureLimits.windowSeconds / 60),
+              to: account.email,
+              language: account.language,
+              link: `${config.publicUrl}${CONSOLE_PREFIX}/forgot-password`,
+            }),
+          );
+        })
+        .catch((error: unknown) => logger.error({ err: error }, "could not mail an account's owner"));
+    },
+  });
 }
 
 /**

@@ -19,7 +19,6 @@ const ALLOWED_LONG_FUNCTIONS: readonly string[] = [
   "shared/search/scan.ts: scanCandidates", // 150
   "shared/audit/signals.ts: indexPage", // 135
   "shared/config.ts: loadConfig", // 130
-  "api/services.ts: createServices", // 128
   "workers/build-worker.ts: buildWorker", // 128
   "shared/search/search-leads.ts: runSearch", // 122
 ];
