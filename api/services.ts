@@ -159,7 +159,7 @@ export async function createServices(
     ),
   );
 
-  const auditor = overrides.auditor ?? createAuditor(config, db, metrics);
+  const auditor = overrides.auditor ?? (await createAuditor(config, db, metrics));
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
 
   const places =
@@ -288,7 +288,7 @@ function createPasswordLimiter(
  * With Redis, audits go to the BullMQ workers (run here while Redis is unreachable); without, the
  * worker's own audit stack runs in this process.
  */
-function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
+async function createAuditor(config: Config, db: Db, metrics: Metrics): Promise<SiteAuditor> {
   if (config.redisUrl) {
     // While Redis is away, this node runs the checks itself, at most `fallbackConcurrency` at once
     // (the analysis threads start with the first such audit; most nodes never start them).
@@ -296,15 +296,27 @@ function createAuditor(config: Config, db: Db, metrics: Metrics): SiteAuditor {
       redisUrl: config.redisUrl,
       prefix: config.queuePrefix,
       db,
-      whileRedisIsAway: createLocalAuditor(config, db, metrics, config.audit.fallbackConcurrency),
+      // Fetching on this node's own event loop: a fallback that seldom runs needs no threads waiting.
+      whileRedisIsAway: await createLocalAuditor(config, db, metrics, config.audit.fallbackConcurrency, 0),
     });
   }
-  return createLocalAuditor(config, db, metrics, config.audit.concurrency);
+  // Embedded mode fetches on this process's event loop for now: with fetch loops, a search whose
+  // site's AAAA lookup hangs ran past its budget in test/integration/audit/email-status.test.ts
+  // (not understood yet; see docs/operating.md "Fetch loops"). AUDIT_FETCH_LOOPS is the worker's.
+  return createLocalAuditor(config, db, metrics, config.audit.concurrency, 0);
 }
 
 /** The worker's own audit stack, run in this process. */
-function createLocalAuditor(config: Config, db: Db, metrics: Metrics, concurrency: number): SiteAuditor {
-  const stack = createAuditStack(config, { db, metrics }, { lazyPool: true });
+async function createLocalAuditor(
+  config: Config,
+  db: Db,
+  metrics: Metrics,
+  concurrency: number,
+  fetchLoops: number,
+): Promise<SiteAuditor> {
+  const stack = createAuditStack(config, { db, metrics }, { lazyPool: true, fetchLoops });
+  // The fetch loops load their code at start, not at the first search (which would wait for it).
+  await stack.ready();
   const auditor = createInProcessAuditor(stack.run, {
     concurrency,
     confirmAfterMs: config.audit.unreachableRetryMs,

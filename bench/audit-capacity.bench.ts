@@ -57,6 +57,8 @@ const ADDRESSES = Array.from({ length: 25 }, (_, index) => `127.0.0.${index + 2}
 const SETTINGS = {
   // e.g. BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API and the workers.
   ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+  // AUDIT_FETCH_LOOPS=0 (or 1, 4) in the bench's environment compares with the default's loops.
+  ...(process.env.AUDIT_FETCH_LOOPS ? { AUDIT_FETCH_LOOPS: process.env.AUDIT_FETCH_LOOPS } : {}),
   AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
   SEARCH_CHECK_BUDGET_MS: "30000",
   RATE_LIMIT_SEARCH_PER_MIN: "100000",

@@ -104,6 +104,7 @@ const configSchema = z.object({
   AUDIT_FETCHES_PER_HOST: positiveInt(4),
   AUDIT_FETCHES_PER_IP: positiveInt(32),
   AUDIT_THREADS: z.coerce.number().int().min(0).default(0),
+  AUDIT_FETCH_LOOPS: z.coerce.number().int().min(0).max(64).default(2),
   AUDIT_JOB_LOCK_MS: positiveInt(30_000),
   AUDIT_UNREACHABLE_RETRY_MS: positiveInt(5_000),
   // Read once at start: a file that cannot be read, or holds no certificate, stops the process.
@@ -247,6 +248,11 @@ export interface Config {
     fetchesPerIp: number;
     /** Analysis threads; 0 means one less than the cores. */
     threads: number;
+    /**
+     * Threads of a process that fetch homepages, each its own event loop (fetch-loops.ts); 0 fetches
+     * on the process's own event loop.
+     */
+    fetchLoops: number;
     /** How long a worker's job lock lasts; a dead worker's job is retried after about this long. */
     jobLockMs: number;
     /** site_unreachable: the wait between a homepage's two attempts. */
@@ -407,6 +413,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
       fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
       threads: e.AUDIT_THREADS,
+      fetchLoops: e.AUDIT_FETCH_LOOPS,
       jobLockMs: e.AUDIT_JOB_LOCK_MS,
       unreachableRetryMs: e.AUDIT_UNREACHABLE_RETRY_MS,
       extraCa: e.AUDIT_CA_FILE,

@@ -130,11 +130,13 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     worker.on("failed", (job, error) =>
       logger.warn({ job_id: job?.id, attempts: job?.attemptsMade, err: error }, "audit job failed"),
     );
+    await stack.ready();
     await worker.waitUntilReady();
     logger.info(
       {
         concurrency: config.audit.concurrency,
-        threads: stack.pool.threads,
+        threads: stack.analysisThreads,
+        fetch_loops: stack.fetchLoops,
         fetches_per_host: config.audit.fetchesPerHost,
         fetches_per_ip: config.audit.fetchesPerIp,
         lock_ms: config.audit.jobLockMs,

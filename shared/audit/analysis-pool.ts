@@ -28,9 +28,14 @@ export interface AnalysisPoolOptions {
 
 const TASK_FILE = new URL("./analyze-task.ts", import.meta.url).href;
 
+/** One less than the available cores, at least 1: the pool's size when none is given. */
+export function defaultAnalysisThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
 /** A thread pool that runs HTML parsing and signal extraction off the caller's event loop. */
 export function createAnalysisPool(options: AnalysisPoolOptions = {}): AnalysisPool {
-  const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism() - 1));
+  const threads = Math.max(1, Math.floor(options.threads ?? defaultAnalysisThreads()));
   const piscina = new Piscina<AnalyzeInput, AnalyzeOutput>({
     filename: TASK_FILE,
     minThreads: threads,

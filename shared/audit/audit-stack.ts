@@ -1,39 +1,36 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
-import { createDnsResolver } from "../dns-resolver.ts";
 import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
-import { type AnalysisPool, createAnalysisPool } from "./analysis-pool.ts";
-import { loadDemoSites } from "./demo-sites.ts";
-import { createEmailStatusCheck } from "./email-status.ts";
-import { createCachingResolver, createHomepageAgent, type FetchHomepageOptions } from "./fetch-homepage.ts";
-import {
-  createFetchMemoryBudget,
-  createFetchPoliteness,
-  type FetchMemoryBudget,
-  type FetchPoliteness,
-} from "./fetch-politeness.ts";
-import { createHttpsAnswers } from "./https-answers.ts";
-import { auditUserAgent, createAuditRunner, type RunAudit } from "./run-audit.ts";
+import { defaultAnalysisThreads } from "./analysis-pool.ts";
+import { startFetchLoops } from "./fetch-loops.ts";
+import { auditUserAgent, type CheckSite, type RunAudit, storingAudits } from "./run-audit.ts";
+import { createLocalSiteCheck, type SiteCheckSettings, type SiteCheckUsage } from "./site-check.ts";
 
 /**
  * Everything that runs audits in one process, built once, the same for the API's embedded mode
- * and the audit worker: the analysis thread pool (sized by cores), the politeness limits shared by
- * every fetch, the runner (fetch, parse, cache write) instrumented for metrics, and `close`, which
- * also closes the fetcher's pooled connections.
+ * and the audit worker: the site checks (fetch, https check, analysis on a thread pool, mail DNS)
+ * on `AUDIT_FETCH_LOOPS` fetch loops (threads of their own, fetch-loops.ts) or on this event loop
+ * when it is 0; the cache writes (batched) on this one; the runner instrumented for metrics; and
+ * `close`, which also closes the pools.
  */
 export interface AuditStack {
   run: RunAudit;
-  /** The analysis pool; with `lazyPool` its threads start with the first analysis. */
-  pool: AnalysisPool;
-  politeness: FetchPoliteness;
-  /** Bytes of homepage bodies in memory (AUDIT_FETCH_MEMORY_BUDGET_MB), shared by fetches and analyses. */
-  memoryBudget: FetchMemoryBudget;
+  /** Analysis threads of the whole stack (every loop's pool), started or not. */
+  readonly analysisThreads: number;
+  /** Fetch loops (threads); 0 when the fetches run on this event loop. */
+  readonly fetchLoops: number;
+  /** Settles once the fetch loops have loaded their code (at once without loops). */
+  ready(): Promise<void>;
+  /** What the fetching holds now, every loop added up (the worker's metrics). */
+  usage(): Promise<SiteCheckUsage>;
   close(): Promise<void>;
 }
 
 export interface AuditStackOptions {
-  /** Start the threads at the first audit: most API processes never run one. Default false. */
+  /** Start the analysis threads at the first audit: most API processes never run one. Default false. */
   lazyPool?: boolean;
+  /** Fetch loops, instead of AUDIT_FETCH_LOOPS (0 for a fallback that seldom runs). */
+  fetchLoops?: number;
 }
 
 export function createAuditStack(
@@ -41,58 +38,58 @@ export function createAuditStack(
   deps: { db: Db; metrics: AuditJobMetrics },
   options: AuditStackOptions = {},
 ): AuditStack {
-  const memoryBudget = createFetchMemoryBudget(config.audit.fetchMemoryBudgetBytes);
-  const poolOptions = {
-    memoryBudget,
-    ...(config.audit.threads > 0 ? { threads: config.audit.threads } : {}),
-  };
-  let started: AnalysisPool | undefined = options.lazyPool ? undefined : createAnalysisPool(poolOptions);
-  const startPool = () => {
-    started ??= createAnalysisPool(poolOptions);
-    return started;
-  };
-  const pool: AnalysisPool = {
-    get threads() {
-      return startPool().threads;
-    },
-    analyze: (input, analyzeOptions) => startPool().analyze(input, analyzeOptions),
-    close: async () => started?.close(),
-  };
-  const politeness = createFetchPoliteness({
-    perHost: config.audit.fetchesPerHost,
-    perAddress: config.audit.fetchesPerIp,
-  });
-  // One resolver (DNS_SERVERS, or the system's) for the homepage fetches and the mail checks.
-  const resolver = createDnsResolver(config.dnsServers, { timeoutMs: 2_500, tries: 2 });
-  const fetchOptions: FetchHomepageOptions = {
+  const loops = options.fetchLoops ?? config.audit.fetchLoops;
+  const settings: SiteCheckSettings = {
     allowPrivateNetworks: config.audit.allowPrivateNetworks,
-    demoSites: config.audit.demoSitesDir === undefined ? undefined : loadDemoSites(config.audit.demoSitesDir),
+    demoSitesDir: config.audit.demoSitesDir,
     userAgent: auditUserAgent(config.publicUrl),
-    ...(config.audit.extraCa === undefined ? {} : { extraCa: config.audit.extraCa }),
-    politeness,
-    memoryBudget,
-    resolve: createCachingResolver({ queries: resolver, maxTtlMs: 60_000, maxEntries: 1_000 }),
+    extraCa: config.audit.extraCa,
+    dnsServers: config.dnsServers,
+    fetchesPerHost: config.audit.fetchesPerHost,
+    fetchesPerIp: config.audit.fetchesPerIp,
+    memoryBudgetBytes: config.audit.fetchMemoryBudgetBytes,
+    // AUDIT_THREADS (default: one less than the cores) is the stack's whole analysis pool: each
+    // loop has its share, at least one.
+    analysisThreads: Math.max(
+      1,
+      Math.floor((config.audit.threads || defaultAnalysisThreads()) / Math.max(1, loops)),
+    ),
   };
-  const agent = createHomepageAgent(fetchOptions);
-  const run = instrumentAuditRunner(
-    createAuditRunner({
-      db: deps.db,
-      pool,
-      fetch: { ...fetchOptions, agent },
-      onStage: (stage, seconds) => deps.metrics.auditStage(stage, seconds),
-      emailStatus: createEmailStatusCheck({ queries: resolver }),
-      httpsAnswers: createHttpsAnswers(),
-    }),
-    deps.metrics,
-  );
+  const lazy = options.lazyPool ? { lazyPool: true } : {};
+  const onStage = (stage: "fetch" | "parse", seconds: number) => deps.metrics.auditStage(stage, seconds);
+
+  let check: CheckSite;
+  let usage: () => Promise<SiteCheckUsage>;
+  let analysisThreads: () => number;
+  let close: () => Promise<void>;
+  let ready = Promise.resolve();
+  if (loops === 0) {
+    const local = createLocalSiteCheck(settings, lazy);
+    check = local.check;
+    usage = async () => local.usage();
+    analysisThreads = () => local.analysisThreads;
+    close = () => local.close();
+  } else {
+    // The loops' analysis threads start with the loops (whose start `ready` waits for): a loop
+    // whose first site answers late would otherwise make that audit wait for its pool to start.
+    const fetchLoops = startFetchLoops(settings, loops);
+    check = fetchLoops.check;
+    usage = () => fetchLoops.usage();
+    analysisThreads = () => loops * settings.analysisThreads;
+    close = () => fetchLoops.close();
+    ready = fetchLoops.ready;
+  }
   return {
-    run,
-    pool,
-    politeness,
-    memoryBudget,
-    async close() {
-      await pool.close();
-      await agent.close();
+    run: instrumentAuditRunner(
+      storingAudits(deps.db, (target) => check(target, onStage)),
+      deps.metrics,
+    ),
+    fetchLoops: loops,
+    get analysisThreads() {
+      return analysisThreads();
     },
+    usage,
+    ready: () => ready,
+    close,
   };
 }

@@ -19,7 +19,7 @@ export interface FetchPoliteness {
   readonly waiting: number;
 }
 
-interface KeyedSlots {
+export interface KeyedSlots {
   take(key: string, signal: AbortSignal): Promise<void>;
   give(key: string): void;
   readonly held: number;
@@ -83,9 +83,17 @@ function keyedSlots(limit: number): KeyedSlots {
   };
 }
 
-export function createFetchPoliteness(limits: { perHost: number; perAddress: number }): FetchPoliteness {
+export function createFetchPoliteness(limits: {
+  perHost: number;
+  perAddress: number;
+  /**
+   * Address slots shared with other fetch loops of the process (`sharedAddressSlots`); unset: this
+   * loop's own. Hostnames need no sharing: each is always fetched by the same loop (fetch-loops.ts).
+   */
+  addressSlots?: KeyedSlots;
+}): FetchPoliteness {
   const hosts = keyedSlots(limits.perHost);
-  const addresses = keyedSlots(limits.perAddress);
+  const addresses = limits.addressSlots ?? keyedSlots(limits.perAddress);
   return {
     perHost: limits.perHost,
     perAddress: limits.perAddress,
@@ -194,6 +202,81 @@ export function createFetchMemoryBudget(limitBytes: number): FetchMemoryBudget {
         queue.push(waiter);
         signal?.addEventListener("abort", onAbort, { once: true });
       });
+    },
+  };
+}
+
+/** Buckets of the shared address counters: different addresses rarely share one (a shared bucket only slows them). */
+export const SHARED_ADDRESS_BUCKETS = 16_384;
+
+/** The memory behind `sharedAddressSlots`, made once per process and handed to every fetch loop. */
+export function sharedAddressMemory(): SharedArrayBuffer {
+  return new SharedArrayBuffer(SHARED_ADDRESS_BUCKETS * Int32Array.BYTES_PER_ELEMENT);
+}
+
+/** How long a waiter sleeps at most before it looks again (a wake-up it missed, or its abort). */
+const SHARED_WAIT_MS = 50;
+
+/**
+ * Requests at once per IP address, counted in memory shared by the threads of a process, so that
+ * several fetch loops together hold an address to `limit`, as one loop alone would. An address is
+ * counted in a bucket picked by its hash; two addresses in one bucket share its limit (never more
+ * requests than the limit to any address, sometimes fewer). Waiters are woken by a release in any
+ * thread; unlike the in-process slots they are not served in arrival order.
+ */
+export function sharedAddressSlots(memory: SharedArrayBuffer, limit: number): KeyedSlots {
+  const counts = new Int32Array(memory);
+  let held = 0;
+  let waiting = 0;
+  const bucketOf = (key: string) => {
+    // FNV-1a, 32 bits.
+    let hash = 0x811c9dc5;
+    for (let index = 0; index < key.length; index++) {
+      hash ^= key.charCodeAt(index);
+      hash = Math.imul(hash, 0x01000193);
+    }
+    return (hash >>> 0) % counts.length;
+  };
+  const tryTake = (bucket: number): number | null => {
+    for (;;) {
+      const current = Atomics.load(counts, bucket);
+      if (current >= limit) return current;
+      if (Atomics.compareExchange(counts, bucket, current, current + 1) === current) return null;
+    }
+  };
+  return {
+    get held() {
+      return held;
+    },
+    get waiting() {
+      return waiting;
+    },
+    async take(key, signal) {
+      if (signal.aborted) throw signal.reason;
+      const bucket = bucketOf(key);
+      let seen = tryTake(bucket);
+      if (seen === null) {
+        held += 1;
+        return;
+      }
+      waiting += 1;
+      try {
+        while (seen !== null) {
+          const wait = Atomics.waitAsync(counts, bucket, seen, SHARED_WAIT_MS);
+          if (wait.async) await wait.value;
+          if (signal.aborted) throw signal.reason;
+          seen = tryTake(bucket);
+        }
+      } finally {
+        waiting -= 1;
+      }
+      held += 1;
+    },
+    give(key) {
+      const bucket = bucketOf(key);
+      held -= 1;
+      Atomics.sub(counts, bucket, 1);
+      Atomics.notify(counts, bucket);
     },
   };
 }
