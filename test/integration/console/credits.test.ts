@@ -5,10 +5,12 @@
  * page naming OPERATOR_CONTACT_EMAIL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chargeNewPlaces, lockWorkspaceBalance } from "../../../shared/credits/ledger.ts";
 import { adminRequest, createWorkspace, type SiblingApp, startSiblingApp } from "../../support/app.ts";
 import { type ConsoleBrowser, signedUpMember } from "../../support/console.ts";
 import { type FakeStripe, startFakeStripe } from "../../support/fake-stripe.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
+import { seedLeads } from "../../support/seed.ts";
 
 let stripe: FakeStripe;
 let t: HttpTestApp;
@@ -165,6 +167,42 @@ describe("the Credits page with Stripe", () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe("the credit history", () => {
+  it("sums the lines beyond the newest 200 into one, so that the page still adds up to the balance", async () => {
+    const ws = await createWorkspace(t.app);
+    const browser = await signedUpMember(
+      t.app,
+      ws.workspaceId,
+      `long-${ws.workspaceId.slice(0, 8)}@agency.test`,
+    );
+    await adminRequest(t.app, "POST", `/admin/workspaces/${ws.workspaceId}/credit-purchases`, {
+      credits: 300,
+    });
+    // 250 places charged through the real ledger, as a search charges them.
+    const places = Array.from({ length: 250 }, (_, index) => ({
+      place_id: `long-${ws.workspaceId}-${index}`,
+    }));
+    await seedLeads(t.database.db, ws.workspaceId, places);
+    await t.database.db.transaction().execute(async (trx) => {
+      await lockWorkspaceBalance(trx, ws.workspaceId);
+      await chargeNewPlaces(
+        trx,
+        ws.workspaceId,
+        places.map((place) => place.place_id),
+      );
+    });
+    const page = (await browser.get(`/app/w/${ws.workspaceId}/credits`)).body;
+    const amounts = historyAmounts(page);
+    // 252 movements: 200 charges shown, the 52 older ones (50 charges, the purchase, the free credits) in one line.
+    expect(amounts).toHaveLength(201);
+    expect(page).toContain("52 earlier movements");
+    expect(amounts.at(-1)).toBe(-50 + 300 + 10);
+    expect(amounts.reduce((sum, amount) => sum + amount, 0)).toBe(60);
+    expect(total(page)).toBe(60);
+    expect(balance(page)).toBe(60);
   });
 });
 
