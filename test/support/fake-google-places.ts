@@ -56,6 +56,8 @@ export interface FakeGooglePlacesServer {
   readonly baseUrl: string;
   /** The only key accepted. */
   readonly apiKey: string;
+  /** The settings that point an app (or a server or worker process) at this server. */
+  readonly env: { GOOGLE_PLACES_API_KEY: string; GOOGLE_PLACES_BASE_URL: string };
   /** Every request received, in order, faults included. */
   readonly requests: readonly RecordedRequest[];
   /** Programs the results for a textQuery (compared case-insensitively, whitespace collapsed). */
@@ -309,10 +311,12 @@ export async function startFakeGooglePlaces(
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     apiKey,
+    env: { GOOGLE_PLACES_API_KEY: apiKey, GOOGLE_PLACES_BASE_URL: baseUrl },
     requests,
     setPlaces(textQuery, places) {
       placesByQuery.set(normaliseQuery(textQuery), [...places]);

@@ -4,31 +4,29 @@
  * the real route and the real Google Places provider over HTTP to the fake Places server.
  */
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { GOOGLE_PLACES_FIELD_MASK } from "../../../shared/places/google-places.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import {
   type FakeGooglePlacesServer,
   type GooglePlaceJson,
   googlePlace,
-  startFakeGooglePlaces,
 } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let fake: FakeGooglePlacesServer;
 let t: TestApp;
 
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: fake.apiKey,
-    GOOGLE_PLACES_BASE_URL: fake.baseUrl,
+    ...fake.env,
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
     RATE_LIMIT_READ_PER_MIN: "1000",
   });
 });
 afterAll(async () => {
   await t?.close();
-  await fake?.close();
 });
 
 const place = (id: string, extra: Partial<GooglePlaceJson>): GooglePlaceJson => ({

@@ -5,7 +5,7 @@
  * draft is 403 `lead_not_unlocked` before any credit or model call, and removal that restores both.
  */
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import {
   ADMIN_TOKEN,
@@ -15,12 +15,9 @@ import {
   type TestWorkspace,
 } from "../../support/app.ts";
 import { RICH_EVIDENCE, RICH_SIGNALS } from "../../support/drafting.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { modelCatalogue } from "../../support/model-catalogue.ts";
 
 let places: FakeGooglePlacesServer;
@@ -28,12 +25,11 @@ let openai: FakeOpenAiServer;
 let t: TestApp;
 let baseUrl: string;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   openai = await startFakeOpenAi();
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     OPENAI_API_KEY: "test-openai-key",
     OPENAI_MODEL: "test-model",
     OPENAI_BASE_URL: openai.baseURL,
@@ -46,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await openai?.close();
-  await places?.close();
 });
 beforeEach(() => {
   places.reset();

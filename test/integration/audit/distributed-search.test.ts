@@ -17,17 +17,14 @@ import type { SiteAudit } from "../../../shared/audit/types.ts";
 import type { Db } from "../../../shared/db/database.ts";
 import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import {
   type FakeSitesServer,
   MODERN_HOMEPAGE,
   OLD_HOMEPAGE,
   startFakeSites,
 } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { startAuditWorker, stopAllWorkers, type WorkerProcess } from "../../support/worker-process.ts";
 
 const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -110,8 +107,7 @@ function startDistributedApp(
     {
       REDIS_URL: options.redisUrl,
       QUEUE_PREFIX: options.prefix,
-      GOOGLE_PLACES_API_KEY: places.apiKey,
-      GOOGLE_PLACES_BASE_URL: places.baseUrl,
+      ...places.env,
       AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
       SEARCH_CHECK_BUDGET_MS: String(options.budgetMs),
       RATE_LIMIT_SEARCH_PER_MIN: "1000",
@@ -280,13 +276,12 @@ async function startPrivateRedis(): Promise<PrivateRedis> {
 let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
 });
 afterAll(async () => {
   await stopAllWorkers(2_000);
-  await places?.close();
   await sites?.close();
 });
 

@@ -13,12 +13,9 @@ import { createAuditRunner } from "../../../shared/audit/run-audit.ts";
 import { createDnsResolver } from "../../../shared/dns-resolver.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { type FakeDnsServer, startFakeDns } from "../../support/fake-dns.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let dns: FakeDnsServer;
 
@@ -119,12 +116,11 @@ describe("a live-check search with DNS_SERVERS on a loopback DNS server", () => 
 <body><table width="900"><tr><td><font face="Arial">Welcome</font></td></tr></table>
 <footer><p>Email: <a href="mailto:${email}">${email}</a></p>${extra}<p>&copy; 2012</p></footer></body></html>`;
 
-  beforeAll(async () => {
-    places = await startFakeGooglePlaces();
+  test.beforeAll(async ({ googlePlaces }) => {
+    places = googlePlaces;
     sites = await startFakeSites();
     t = await startTestApp({
-      GOOGLE_PLACES_API_KEY: places.apiKey,
-      GOOGLE_PLACES_BASE_URL: places.baseUrl,
+      ...places.env,
       AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
       DNS_SERVERS: dns.address,
       SEARCH_CHECK_BUDGET_MS: String(BUDGET_MS),
@@ -135,7 +131,6 @@ describe("a live-check search with DNS_SERVERS on a loopback DNS server", () => 
   afterAll(async () => {
     await t?.close();
     await sites?.close();
-    await places?.close();
   });
   beforeEach(() => {
     dns.setZone({

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readCurrentAudits } from "../../../shared/audit/cache.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import {
   type FakeSitesServer,
   MODERN_HOMEPAGE,
   OLD_HOMEPAGE,
   startFakeSites,
 } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
@@ -19,12 +16,11 @@ let t: TestApp;
 
 const place = googlePlace;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     SEARCH_CHECK_BUDGET_MS: "1500",
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
@@ -33,7 +29,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await places?.close();
   await sites?.close();
 });
 

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { en } from "../../../api/console/messages/en.ts";
 import { fr } from "../../../api/console/messages/fr.ts";
 import { saveAudit } from "../../../shared/audit/cache.ts";
@@ -21,12 +21,9 @@ import { adminRequest, createWorkspace, type TestWorkspace } from "../../support
 import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { PASSWORD } from "../../support/console.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import {
   authorizeUrl,
   type HttpTestApp,
@@ -139,9 +136,9 @@ const OLD_HOMEPAGE = `<!doctype html><html><head><title>Plomberie Lavoie</title>
 const MODERN_HOMEPAGE = `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Modern Plumbing</title></head><body><p>© ${new Date().getUTCFullYear()} Modern Plumbing</p></body></html>`;
 
-beforeAll(async () => {
+test.beforeAll(async ({ googlePlaces }) => {
   browser = await launchBrowser();
-  places = await startFakeGooglePlaces();
+  places = googlePlaces;
   sites = await startFakeSites();
   sites.set("/lavoie", { html: OLD_HOMEPAGE });
   sites.set("/modern", { html: MODERN_HOMEPAGE });
@@ -154,8 +151,7 @@ beforeAll(async () => {
   delete none.websiteUri;
   places.setPlaces("plumber in Gatineau", found);
   t = await startHttpTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
   });
   workspace = await createWorkspace(t.app, { name: "Atelier Web" });
@@ -222,7 +218,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await t?.close();
-  await places?.close();
   await sites?.close();
 });
 

@@ -7,7 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { CreditHold } from "../../../shared/credits/holds.ts";
 import {
   debitBalance,
@@ -21,21 +21,17 @@ import {
 import type { Db } from "../../../shared/db/database.ts";
 import { isApiError } from "../../../shared/errors.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let places: FakeGooglePlacesServer;
 let t: TestApp;
 let baseUrl: string;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
     RATE_LIMIT_READ_PER_MIN: "1000",
   });
@@ -44,7 +40,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await places?.close();
 });
 beforeEach(() => places.reset());
 

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { purchaseCredits } from "../../../shared/credits/ledger.ts";
 import type { Db } from "../../../shared/db/database.ts";
 import { isApiError } from "../../../shared/errors.ts";
@@ -13,21 +13,17 @@ import type { SavedLead } from "../../../shared/leads/leads.ts";
 import { chargeAndSaveLeads } from "../../../shared/search/save.ts";
 import type { ScannedPlace } from "../../../shared/search/scan.ts";
 import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let fake: FakeGooglePlacesServer;
 let t: TestApp;
 let baseUrl: string;
 
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: fake.apiKey,
-    GOOGLE_PLACES_BASE_URL: fake.baseUrl,
+    ...fake.env,
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
     RATE_LIMIT_READ_PER_MIN: "1000",
   });
@@ -37,7 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await fake?.close();
 });
 beforeEach(() => fake.reset());
 

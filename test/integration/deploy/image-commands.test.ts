@@ -19,7 +19,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SITE_AUDIT_QUEUE } from "../../../shared/audit/queue.ts";
 import {
   type DockerfileModel,
@@ -29,12 +29,9 @@ import {
   type StagedImage,
   stageImage,
 } from "../../support/deploy-files.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { databaseUrl, withAdminClient } from "../../support/postgres.ts";
 import { requestJson } from "../../support/request-json.ts";
 import { type ReverseProxy, startReverseProxy } from "../../support/reverse-proxy.ts";
@@ -62,12 +59,12 @@ const workers: WorkerProcess[] = [];
 const database = `lead_api_test_image_${randomBytes(6).toString("hex")}`;
 const queuePrefix = `image-${randomBytes(5).toString("hex")}`;
 
-beforeAll(async () => {
+test.beforeAll(async ({ googlePlaces }) => {
   dockerfile = await readDockerfile();
   compose = (await readYaml("docker-compose.yml")) as ComposeFile;
   root = await mkdtemp(path.join(tmpdir(), "lead-api-image-"));
   image = await stageImage(root, dockerfile);
-  places = await startFakeGooglePlaces();
+  places = googlePlaces;
   sites = await startFakeSites();
   // Empty, not cloned from the migrated template: the migration job must have work to do.
   await withAdminClient((client) => client.query(`create database ${database}`));
@@ -77,7 +74,6 @@ afterAll(async () => {
   await proxy?.close();
   await Promise.all(nodes.map((node) => node.stop(10_000)));
   await stopAllWorkers();
-  await places?.close();
   await sites?.close();
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix: queuePrefix });
@@ -97,8 +93,7 @@ function appEnv(): Record<string, string> {
     REDIS_URL,
     QUEUE_PREFIX: queuePrefix,
     ADMIN_TOKEN,
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     RATE_LIMIT_READ_PER_MIN: "10000",
     RATE_LIMIT_SEARCH_PER_MIN: "10000",

@@ -18,12 +18,9 @@ import { auditJobId, createQueueAuditor, SITE_AUDIT_QUEUE } from "../../../share
 import { stalledCheckMs } from "../../../workers/build-worker.ts";
 import { ADMIN_TOKEN } from "../../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { moneyInvariantViolations } from "../../support/money-invariants.ts";
 import { createOwnedPostgres, type OwnedPostgres } from "../../support/owned-postgres.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
@@ -118,13 +115,12 @@ async function removeQueueKeys(prefix: string): Promise<void> {
 let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
 });
 afterAll(async () => {
   await stopAllWorkers(2_000);
-  await places?.close();
   await sites?.close();
 });
 
@@ -150,8 +146,7 @@ describe("an audit job that failed while the database was down", () => {
       {
         ...shared,
         ADMIN_TOKEN,
-        GOOGLE_PLACES_API_KEY: places.apiKey,
-        GOOGLE_PLACES_BASE_URL: places.baseUrl,
+        ...places.env,
         SEARCH_CHECK_BUDGET_MS: "4000",
         RATE_LIMIT_SEARCH_PER_MIN: "1000",
         RATE_LIMIT_READ_PER_MIN: "1000",

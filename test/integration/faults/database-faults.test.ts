@@ -11,13 +11,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { moneyInvariantViolations } from "../../support/money-invariants.ts";
 import { createOwnedPostgres, freePort, type OwnedPostgres } from "../../support/owned-postgres.ts";
 import { type JsonAnswer, requestJson } from "../../support/request-json.ts";
@@ -37,10 +34,10 @@ let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 const processes: ServerProcess[] = [];
 
-beforeAll(async () => {
+test.beforeAll(async ({ googlePlaces }) => {
   pg = await createOwnedPostgres();
   await pg.start();
-  places = await startFakeGooglePlaces();
+  places = googlePlaces;
   sites = await startFakeSites();
 }, 60_000);
 
@@ -50,7 +47,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await places?.close();
   await sites?.close();
   await pg?.destroy();
 });
@@ -65,8 +61,7 @@ function nodeEnv(databaseUrl: string, queuePrefix: string): Record<string, strin
     REDIS_URL,
     QUEUE_PREFIX: queuePrefix,
     ADMIN_TOKEN,
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     SEARCH_CHECK_BUDGET_MS: String(BUDGET_MS),
     DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),

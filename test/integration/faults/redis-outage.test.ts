@@ -14,14 +14,11 @@
 
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { auditJobId } from "../../../shared/audit/queue.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { moneyInvariantViolations } from "../../support/money-invariants.ts";
 import { createOwnedRedis, type OwnedRedis } from "../../support/owned-redis.ts";
 import { createDatabaseFromTemplate } from "../../support/postgres.ts";
@@ -240,8 +237,8 @@ async function firstAnswerThroughRedis(node: ServerProcess, workspace: Workspace
   return { at: Math.min(...through), attempts: probes.length };
 }
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
   redis = await createOwnedRedis();
   await redis.start();
@@ -251,8 +248,7 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     QUEUE_PREFIX: unique("redis_outage_"),
     ADMIN_TOKEN,
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     AUDIT_THREADS: "1",
     SEARCH_CHECK_BUDGET_MS: String(BUDGET_MS),
@@ -275,7 +271,6 @@ afterAll(async () => {
   await Promise.all(nodes.map((node) => node.stop(5_000)));
   await redis?.stop();
   await database?.drop();
-  await places?.close();
   await sites?.close();
 });
 

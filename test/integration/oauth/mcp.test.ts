@@ -13,13 +13,10 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import {
   type HttpTestApp,
   memberSession,
@@ -42,17 +39,13 @@ let otherWorkspaceLead: string;
 let session: string;
 const openClients: Client[] = [];
 
-function placesEnv(): Record<string, string> {
-  return { GOOGLE_PLACES_API_KEY: fake.apiKey, GOOGLE_PLACES_BASE_URL: fake.baseUrl };
-}
-
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
   const places = syntheticPlaces(3, { prefix: "mcp" });
   delete places[0]!.websiteUri; // a business without a website: the template drafter has a fact to use
   fake.setPlaces("plumber in Ottawa", places);
   t = await startHttpTestApp({
-    ...placesEnv(),
+    ...fake.env,
     RATE_LIMIT_READ_PER_MIN: "500",
     RATE_LIMIT_SEARCH_PER_MIN: "100",
   });
@@ -71,7 +64,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await fake?.close();
 });
 
 async function connect(baseUrl: string, accessToken: string): Promise<Client> {
@@ -317,7 +309,7 @@ describe("authorization", () => {
 describe("rate limits", () => {
   it("share the /v1 buckets of the grant: read for the tools, search for search_leads", async () => {
     const limited = await startHttpTestApp({
-      ...placesEnv(),
+      ...fake.env,
       RATE_LIMIT_READ_PER_MIN: "3",
       RATE_LIMIT_SEARCH_PER_MIN: "1",
     });

@@ -12,11 +12,8 @@ import { loadConfig } from "../../../shared/config.ts";
 import { loggerOptions } from "../../../shared/logger.ts";
 import { ADMIN_TOKEN as TEST_ADMIN_TOKEN } from "../../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { createDatabaseFromTemplate } from "../../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
 
@@ -58,8 +55,8 @@ describe("the server process's logs", () => {
     };
   }
 
-  beforeAll(async () => {
-    places = await startFakeGooglePlaces();
+  test.beforeAll(async ({ googlePlaces }) => {
+    places = googlePlaces;
     secrets.push(places.apiKey);
     places.setPlaces("plumber in Ottawa", syntheticPlaces(2, { prefix: "logs" }));
     database = await createDatabaseFromTemplate();
@@ -67,8 +64,7 @@ describe("the server process's logs", () => {
       {
         DATABASE_URL: database.url,
         ADMIN_TOKEN: adminToken,
-        GOOGLE_PLACES_API_KEY: places.apiKey,
-        GOOGLE_PLACES_BASE_URL: places.baseUrl,
+        ...places.env,
         // The most verbose level: whatever any code logs, it is in the capture.
         LOG_LEVEL: "trace",
       },
@@ -120,7 +116,6 @@ describe("the server process's logs", () => {
   }, 120_000);
   afterAll(async () => {
     await server?.stop(2_000);
-    await places?.close();
     await database?.drop();
   });
 

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { Queue } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   createQueueAuditor,
   readQueueCounts,
@@ -21,7 +21,6 @@ import { createTestDatabase } from "../../support/database.ts";
 import {
   type FakeGooglePlacesServer,
   googlePlace,
-  startFakeGooglePlaces,
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
@@ -31,6 +30,7 @@ import {
   OLD_HOMEPAGE,
   startFakeSites,
 } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { seedLeads } from "../../support/seed.ts";
 import { startAuditWorker } from "../../support/worker-process.ts";
 
@@ -113,20 +113,18 @@ const search = (app: FastifyInstance, auth: Record<string, string>, payload: obj
 const draft = (app: FastifyInstance, auth: Record<string, string>, leadId: string) =>
   app.inject({ method: "POST", url: `/v1/leads/${leadId}/outreach-draft`, headers: auth });
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
   openai = await startFakeOpenAi();
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     ...NO_LIMITS,
   });
 });
 afterAll(async () => {
   await t?.close();
-  await places?.close();
   await sites?.close();
   await openai?.close();
 });
@@ -370,8 +368,7 @@ describe("the audit pipeline (embedded mode: in-process audits)", () => {
 
   it("reports the in-process queue: audits waiting and running after the search stopped waiting", async () => {
     const slow = await startTestApp({
-      GOOGLE_PLACES_API_KEY: places.apiKey,
-      GOOGLE_PLACES_BASE_URL: places.baseUrl,
+      ...places.env,
       AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
       AUDIT_CONCURRENCY: "1",
       SEARCH_CHECK_BUDGET_MS: "300",

@@ -8,13 +8,10 @@ import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SITE_AUDIT_QUEUE } from "../../../shared/audit/queue.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { createOwnedRedis } from "../../support/owned-redis.ts";
 import { createDatabaseFromTemplate } from "../../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../../support/server-process.ts";
@@ -27,15 +24,14 @@ let places: FakeGooglePlacesServer;
 let database: Awaited<ReturnType<typeof createDatabaseFromTemplate>>;
 let server: ServerProcess | undefined;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   places.setPlaces("plumber in Ottawa", syntheticPlaces(3, { prefix: "shutdown" }));
   places.setPlaces("roofer in Ottawa", syntheticPlaces(2, { prefix: "shutdown-live" }));
   database = await createDatabaseFromTemplate();
 });
 afterAll(async () => {
   await server?.stop(2_000);
-  await places?.close();
   await database?.drop();
 });
 
@@ -134,8 +130,7 @@ describe("SIGTERM", () => {
       {
         DATABASE_URL: database.url,
         ADMIN_TOKEN,
-        GOOGLE_PLACES_API_KEY: places.apiKey,
-        GOOGLE_PLACES_BASE_URL: places.baseUrl,
+        ...places.env,
       },
       { readyTimeoutMs: 90_000 },
     );
@@ -179,8 +174,7 @@ describe("SIGTERM", () => {
           REDIS_URL,
           QUEUE_PREFIX: prefix,
           ADMIN_TOKEN,
-          GOOGLE_PLACES_API_KEY: places.apiKey,
-          GOOGLE_PLACES_BASE_URL: places.baseUrl,
+          ...places.env,
           SEARCH_CHECK_BUDGET_MS: String(budgetMs),
         },
         { readyTimeoutMs: 90_000 },

@@ -27,11 +27,8 @@ import {
 } from "../../support/app.ts";
 import { csrfOf } from "../../support/console.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
-import {
-  type FakeGooglePlacesServer,
-  startFakeGooglePlaces,
-  syntheticPlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { freePort, memberSession, obtainTokens } from "../../support/oauth.ts";
 
 type LogLine = Record<string, unknown>;
@@ -65,8 +62,8 @@ let baseUrl: string;
 const logLines: LogLine[] = [];
 const openClients: Client[] = [];
 
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
   const places = syntheticPlaces(3, { prefix: "doors" });
   delete places[0]!.websiteUri; // no website: a fact the template drafter can ground a draft in
   fake.setPlaces("plumber in Ottawa", places);
@@ -76,8 +73,7 @@ beforeAll(async () => {
   const config = loadConfig({
     ADMIN_TOKEN,
     PUBLIC_URL: baseUrl,
-    GOOGLE_PLACES_API_KEY: fake.apiKey,
-    GOOGLE_PLACES_BASE_URL: fake.baseUrl,
+    ...fake.env,
     RATE_LIMIT_READ_PER_MIN: String(READ_LIMIT),
     RATE_LIMIT_SEARCH_PER_MIN: String(SEARCH_LIMIT),
     ...UNLIMITED_ABUSE_GUARDS,
@@ -99,7 +95,6 @@ afterAll(async () => {
   await app?.close();
   await services?.close();
   await database?.close();
-  await fake?.close();
 });
 
 interface SearchAnswer {

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   createGooglePlacesProvider,
   GOOGLE_PLACES_FIELD_MASK,
@@ -18,6 +18,7 @@ import {
   startFakeGooglePlaces,
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 interface LogEntry {
   level: "warn" | "error";
@@ -28,11 +29,8 @@ interface LogEntry {
 let fake: FakeGooglePlacesServer;
 let logEntries: LogEntry[];
 
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
-});
-afterAll(async () => {
-  await fake.close();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
 });
 beforeEach(() => {
   fake.reset();

@@ -7,13 +7,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { type HttpTestApp, memberSession, obtainTokens, startHttpTestApp } from "../../support/oauth.ts";
 
 const WEBSITES: Record<string, string> = {
@@ -31,15 +28,14 @@ let t: HttpTestApp;
 let ws: TestWorkspace;
 let mcp: Client;
 
-beforeAll(async () => {
-  fake = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  fake = googlePlaces;
   fake.setPlaces(
     "bakery in Springfield",
     Object.entries(WEBSITES).map(([id, website]) => googlePlace(id, website)),
   );
   t = await startHttpTestApp({
-    GOOGLE_PLACES_API_KEY: fake.apiKey,
-    GOOGLE_PLACES_BASE_URL: fake.baseUrl,
+    ...fake.env,
     RATE_LIMIT_READ_PER_MIN: "500",
     RATE_LIMIT_SEARCH_PER_MIN: "100",
   });
@@ -48,7 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mcp?.close();
   await t?.close();
-  await fake?.close();
 });
 
 interface Lead {

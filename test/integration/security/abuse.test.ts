@@ -9,10 +9,10 @@ import { ADMIN_TOKEN, createWorkspace, type TestWorkspace } from "../../support/
 import {
   type FakeGooglePlacesServer,
   googlePlace,
-  startFakeGooglePlaces,
   syntheticPlaces,
 } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import {
   type HttpTestApp,
   memberSession,
@@ -33,12 +33,11 @@ let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 let t: HttpTestApp;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
   t = await startHttpTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     SEARCH_CHECK_BUDGET_MS: "3000",
     RATE_LIMIT_READ_PER_MIN: String(READ),
@@ -53,7 +52,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await places?.close();
   await sites?.close();
 });
 
