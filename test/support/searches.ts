@@ -1,14 +1,15 @@
 /**
  * What the POST /v1/searches tests share (they are split by outcome: validation, scan, charging,
- * provider failures): the answer's shape, the ledger read in SQL, and helpers over the fake Places
- * server and the app a file started (`searchHelpers`).
+ * provider failures): the answer's shape, the ledger read in SQL, and and the world each file starts
+ * (`searchesWorld`).
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { expect } from "vitest";
+import { afterAll, beforeEach, expect } from "vitest";
 import type { Db } from "../../shared/db/database.ts";
-import { adminRequest, type TestWorkspace } from "./app.ts";
+import { adminRequest, startTestApp, type TestApp, type TestWorkspace } from "./app.ts";
 import { type FakeGooglePlacesServer, type GooglePlaceJson, syntheticPlaces } from "./fake-google-places.ts";
+import { googlePlacesTest } from "./google-places-test.ts";
 
 /** An app under test and the database it runs on. */
 export interface Target {
@@ -120,20 +121,44 @@ export async function placeRows(app: Target, placeIds: string[]) {
 export const ids = (body: SearchBody) => body.results.map((result) => result.place_id);
 export const query = (location: string, category = "plumber") => ({ location, category });
 
+/** What a searches file runs against: the fake Places server and the app as deployed. */
+export interface SearchWorld {
+  fake: FakeGooglePlacesServer;
+  /** The app as deployed: it builds its own Google Places provider from the environment. */
+  t: TestApp;
+}
+
 /**
- * The helpers that speak to the fake Places server and (by default) to the file's app; `world`
- * reads them once the file's `beforeAll` has started them.
+ * For the file that calls it: the fake Places server (the fixture) and an app pointed at it,
+ * started before its tests, closed after them, the fake's faults and requests forgotten before
+ * each test; and the helpers that speak to them (`search` to the file's app unless told another).
  */
-export function searchHelpers(world: () => { fake: FakeGooglePlacesServer; t: Target }) {
+export function searchesWorld() {
+  const world = {} as SearchWorld;
+  googlePlacesTest.beforeAll(async ({ googlePlaces }) => {
+    world.fake = googlePlaces;
+    world.t = await startTestApp({
+      ...googlePlaces.env,
+      RATE_LIMIT_SEARCH_PER_MIN: "1000",
+      RATE_LIMIT_READ_PER_MIN: "1000",
+    });
+  });
+  afterAll(async () => {
+    await world.t?.close();
+  });
+  beforeEach(() => {
+    world.fake.reset();
+  });
+
   /** Programs `places` for "<category> in <location>", the provider's text query. */
   function program(location: string, places: GooglePlaceJson[], category = "plumber"): void {
-    world().fake.setPlaces(`${category} in ${location}`, places);
+    world.fake.setPlaces(`${category} in ${location}`, places);
   }
 
   function search(
     ws: TestWorkspace,
     payload: unknown,
-    app: Target = world().t,
+    app: Target = world.t,
   ): Promise<LightMyRequestResponse> {
     return app.app.inject({
       method: "POST",
@@ -143,7 +168,7 @@ export function searchHelpers(world: () => { fake: FakeGooglePlacesServer; t: Ta
     });
   }
 
-  async function searchOk(ws: TestWorkspace, payload: unknown, app: Target = world().t): Promise<SearchBody> {
+  async function searchOk(ws: TestWorkspace, payload: unknown, app: Target = world.t): Promise<SearchBody> {
     const response = await search(ws, payload, app);
     expect(response.statusCode, response.body).toBe(200);
     return response.json() as SearchBody;
@@ -152,7 +177,7 @@ export function searchHelpers(world: () => { fake: FakeGooglePlacesServer; t: Ta
   /** Requests the fake received for one text query, in order. */
   function requestsFor(location: string, category = "plumber") {
     const wanted = `${category} in ${location}`.toLowerCase();
-    return world().fake.requests.filter(
+    return world.fake.requests.filter(
       (request) =>
         typeof request.body === "object" &&
         request.body !== null &&
@@ -160,5 +185,5 @@ export function searchHelpers(world: () => { fake: FakeGooglePlacesServer; t: Ta
     );
   }
 
-  return { program, search, searchOk, requestsFor };
+  return { world, program, search, searchOk, requestsFor };
 }

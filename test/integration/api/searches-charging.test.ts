@@ -2,13 +2,11 @@
  * POST /v1/searches, results and charging: every field of a result, new places charged once per
  * workspace, 402 changing nothing (spec "POST /v1/searches", rules 7-9).
  * Through the real route (`inject`) and the real Google Places provider talking HTTP to the fake
- * Places server. The other outcomes are in the `searches-*` files
- * beside this one; what they share is in test/support/searches.ts.
+ * Places server. The other outcomes are in the `searches-*` files beside this one; what they share
+ * (the app, the fake and the helpers) is in test/support/searches.ts.
  */
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import type { FakeGooglePlacesServer } from "../../support/fake-google-places.ts";
-import { googlePlacesTest as test } from "../../support/google-places-test.ts";
+import { describe, expect, it } from "vitest";
+import { createWorkspace } from "../../support/app.ts";
 import {
   balanceOf,
   buyCredits,
@@ -18,33 +16,16 @@ import {
   placeRows,
   placesFor,
   query,
-  searchHelpers,
+  searchesWorld,
   uniqueLocation,
   withoutWebsite,
 } from "../../support/searches.ts";
 
-let fake: FakeGooglePlacesServer;
-/** The app as deployed: it builds its own Google Places provider from the environment. */
-let t: TestApp;
-
-const RATE_LIMITS = { RATE_LIMIT_SEARCH_PER_MIN: "1000", RATE_LIMIT_READ_PER_MIN: "1000" };
-
-test.beforeAll(async ({ googlePlaces }) => {
-  fake = googlePlaces;
-  t = await startTestApp({ ...fake.env, ...RATE_LIMITS });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
-
-const { program, search, searchOk } = searchHelpers(() => ({ fake, t }));
+const { world, program, search, searchOk } = searchesWorld();
 
 describe("POST /v1/searches: results and charging", () => {
   it("returns every lead-summary field plus has_website, is_mobile_friendly and is_outdated", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Fieldtown");
     const [withSite, noSite, noType] = placesFor(location, 3);
     const { primaryType: _type, primaryTypeDisplayName: _typeName, ...bare } = noType!;
@@ -120,12 +101,12 @@ describe("POST /v1/searches: results and charging", () => {
   });
 
   it("returns ids of saved leads: GET /v1/leads/{id} and the lead list find them", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Leadtown");
     program(location, placesFor(location, 3));
     const body = await searchOk(ws, { queries: [query(location)], max_results: 5 });
     for (const result of body.results) {
-      const detail = await t.app.inject({ url: `/v1/leads/${result.id}`, headers: ws.auth });
+      const detail = await world.t.app.inject({ url: `/v1/leads/${result.id}`, headers: ws.auth });
       expect(detail.statusCode, detail.body).toBe(200);
       expect(detail.json()).toMatchObject({
         id: result.id,
@@ -139,41 +120,44 @@ describe("POST /v1/searches: results and charging", () => {
         added_at: result.added_at,
       });
     }
-    const list = await t.app.inject({ url: "/v1/leads?limit=100", headers: ws.auth });
+    const list = await world.t.app.inject({ url: "/v1/leads?limit=100", headers: ws.auth });
     const listed = (list.json() as { leads: { id: string }[] }).leads.map((lead) => lead.id).sort();
     expect(listed).toEqual(body.results.map((result) => result.id).sort());
 
     // Another workspace does not see them.
-    const other = await createWorkspace(t.app);
-    const foreign = await t.app.inject({ url: `/v1/leads/${body.results[0]!.id}`, headers: other.auth });
+    const other = await createWorkspace(world.t.app);
+    const foreign = await world.t.app.inject({
+      url: `/v1/leads/${body.results[0]!.id}`,
+      headers: other.auth,
+    });
     expectError(foreign, 404, "lead_not_found");
   });
 
   it("charges only new places: credits_spent counts places not charged before", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Overlap");
     const places = placesFor(location, 6);
     program(location, places.slice(0, 3));
     const first = await searchOk(ws, { queries: [query(location)], max_results: 5 });
     expect(first.credits_spent).toBe(3);
-    expect(await balanceOf(t, ws)).toBe(7);
+    expect(await balanceOf(world.t, ws)).toBe(7);
 
     program(location, places.slice(1, 6)); // two already charged, three new
     const second = await searchOk(ws, { queries: [query(location)], max_results: 5 });
     expect(ids(second)).toEqual(places.slice(1, 6).map((place) => place.id));
     expect(second.credits_spent).toBe(3);
-    expect(await balanceOf(t, ws)).toBe(4);
+    expect(await balanceOf(world.t, ws)).toBe(4);
     // A place found again is the same lead.
     expect(second.results[0]!.id).toBe(first.results[1]!.id);
     expect(second.results[0]!.added_at).toBe(first.results[1]!.added_at);
-    const state = await ledgerState(t, ws);
+    const state = await ledgerState(world.t, ws);
     expect(state.charged).toEqual(places.map((place) => place.id).sort());
     expect(state.leads).toHaveLength(6);
   });
 
   it("charges each workspace for its own leads", async () => {
-    const a = await createWorkspace(t.app);
-    const b = await createWorkspace(t.app);
+    const a = await createWorkspace(world.t.app);
+    const b = await createWorkspace(world.t.app);
     const location = uniqueLocation("Sharedtown");
     program(location, placesFor(location, 4));
     const forA = await searchOk(a, { queries: [query(location)], max_results: 5 });
@@ -181,12 +165,12 @@ describe("POST /v1/searches: results and charging", () => {
     expect(forA.credits_spent).toBe(4);
     expect(forB.credits_spent).toBe(4);
     expect(forB.results.map((r) => r.id)).not.toEqual(forA.results.map((r) => r.id));
-    expect(await balanceOf(t, a)).toBe(6);
-    expect(await balanceOf(t, b)).toBe(6);
+    expect(await balanceOf(world.t, a)).toBe(6);
+    expect(await balanceOf(world.t, b)).toBe(6);
   });
 
   it("charges 0 for a repeated identical request and returns the same leads, ids and added_at", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Repeatville");
     program(location, placesFor(location, 4));
     const request = { queries: [query(location)], max_results: 10 };
@@ -195,14 +179,14 @@ describe("POST /v1/searches: results and charging", () => {
     const again = await searchOk(ws, request);
     expect(again.credits_spent).toBe(0);
     expect(again.results).toEqual(first.results);
-    expect(await balanceOf(t, ws)).toBe(6);
-    const state = await ledgerState(t, ws);
+    expect(await balanceOf(world.t, ws)).toBe(6);
+    const state = await ledgerState(world.t, ws);
     expect(state.charged).toHaveLength(4);
     expect(state.leads).toHaveLength(4);
   });
 
   it("refreshes a place found again (name, address, website) but keeps its lead", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Renamed");
     const [place] = placesFor(location, 1);
     program(location, [place!]);
@@ -224,7 +208,7 @@ describe("POST /v1/searches: results and charging", () => {
       website: "https://new.example/",
       address: "2 New St",
     });
-    const detail = await t.app.inject({ url: `/v1/leads/${first.results[0]!.id}`, headers: ws.auth });
+    const detail = await world.t.app.inject({ url: `/v1/leads/${first.results[0]!.id}`, headers: ws.auth });
     expect(detail.json()).toMatchObject({
       name: "New name",
       website: "https://new.example/",
@@ -233,13 +217,13 @@ describe("POST /v1/searches: results and charging", () => {
   });
 
   it("lets already-charged places through for free at zero balance", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Zerobalance");
     const places = placesFor(location, 10);
     program(location, places);
     const first = await searchOk(ws, { queries: [query(location)], max_results: 10 });
     expect(first.credits_spent).toBe(10); // exactly the balance: allowed
-    expect(await balanceOf(t, ws)).toBe(0);
+    expect(await balanceOf(world.t, ws)).toBe(0);
 
     const again = await searchOk(ws, { queries: [query(location)], max_results: 10 });
     expect(again.credits_spent).toBe(0);
@@ -247,20 +231,20 @@ describe("POST /v1/searches: results and charging", () => {
 
     const subset = await searchOk(ws, { queries: [query(location)], max_results: 4 });
     expect(subset.credits_spent).toBe(0);
-    expect(await balanceOf(t, ws)).toBe(0);
+    expect(await balanceOf(world.t, ws)).toBe(0);
   });
 
   it("answers 402 when the new places exceed the balance, and changes nothing at all", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Shortfall");
     const places = placesFor(location, 12);
     program(location, places.slice(0, 4));
     const first = await searchOk(ws, { queries: [query(location)], max_results: 25 });
     expect(first.credits_spent).toBe(4);
-    const before = await ledgerState(t, ws);
+    const before = await ledgerState(world.t, ws);
     expect(before.balance).toBe(6);
     const placesBefore = await placeRows(
-      t,
+      world.t,
       places.map((place) => place.id),
     );
     expect(placesBefore).toHaveLength(4);
@@ -271,27 +255,27 @@ describe("POST /v1/searches: results and charging", () => {
     const message = expectError(response, 402, "insufficient_credits");
     expect(message).toMatch(/balance/i);
 
-    expect(await ledgerState(t, ws)).toEqual(before);
+    expect(await ledgerState(world.t, ws)).toEqual(before);
     expect(
       await placeRows(
-        t,
+        world.t,
         places.map((place) => place.id),
       ),
     ).toEqual(placesBefore);
-    expect(await balanceOf(t, ws)).toBe(6);
-    const list = await t.app.inject({ url: "/v1/leads?limit=100", headers: ws.auth });
+    expect(await balanceOf(world.t, ws)).toBe(6);
+    const list = await world.t.app.inject({ url: "/v1/leads?limit=100", headers: ws.auth });
     expect((list.json() as { leads: unknown[] }).leads).toHaveLength(4);
 
     // Once the balance covers them, the same request goes through and charges the 8 new ones only.
-    await buyCredits(t, ws, 2);
+    await buyCredits(world.t, ws, 2);
     const after = await searchOk(ws, { queries: [query(location)], max_results: 25 });
     expect(after.credits_spent).toBe(8);
     expect(after.results[0]).toMatchObject({ id: first.results[0]!.id, name: "Renamed meanwhile" });
-    expect(await balanceOf(t, ws)).toBe(0);
+    expect(await balanceOf(world.t, ws)).toBe(0);
   });
 
   it("answers 402 on a fresh workspace whose 10 credits cannot cover 11 new places", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Eleven");
     const places = placesFor(location, 11);
     program(location, places);
@@ -300,17 +284,17 @@ describe("POST /v1/searches: results and charging", () => {
       402,
       "insufficient_credits",
     );
-    expect(await ledgerState(t, ws)).toEqual({ balance: 10, charged: [], leads: [] });
+    expect(await ledgerState(world.t, ws)).toEqual({ balance: 10, charged: [], leads: [] });
     expect(
       await placeRows(
-        t,
+        world.t,
         places.map((place) => place.id),
       ),
     ).toEqual([]);
   });
 
   it("charges nothing for candidates filtered out, even when there are many", async () => {
-    const ws = await createWorkspace(t.app);
+    const ws = await createWorkspace(world.t.app);
     const location = uniqueLocation("Filtered");
     // 40 candidates, only 2 rated high enough: the balance of 10 covers the 2 matches.
     const places = placesFor(location, 40, (index) => (index === 7 || index === 33 ? 4.9 : 3));
@@ -322,7 +306,7 @@ describe("POST /v1/searches: results and charging", () => {
     });
     expect(ids(body)).toEqual([places[7]!.id, places[33]!.id]);
     expect(body.credits_spent).toBe(2);
-    expect(await ledgerState(t, ws)).toMatchObject({
+    expect(await ledgerState(world.t, ws)).toMatchObject({
       balance: 8,
       charged: [places[7]!.id, places[33]!.id].sort(),
     });

@@ -2,19 +2,17 @@
  * POST /v1/searches, provider failures: retries, timeouts, malformed answers, expired page tokens
  * and a rejected key, each charging nothing (spec "POST /v1/searches", errors).
  * Through the real route (`inject`) and the real Google Places provider talking HTTP to the fake
- * Places server. The other outcomes are in the `searches-*` files
- * beside this one; what they share is in test/support/searches.ts.
+ * Places server. The other outcomes are in the `searches-*` files beside this one; what they share
+ * (the app, the fake and the helpers) is in test/support/searches.ts.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../../api/app.ts";
 import { createServices, type Services } from "../../../api/services.ts";
 import { createLogger } from "../../../shared/logger.ts";
 import { createGooglePlacesProvider } from "../../../shared/places/google-places.ts";
 import type { PlacesProvider, SearchTextOptions, TextSearchQuery } from "../../../shared/places/types.ts";
-import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
-import type { FakeGooglePlacesServer } from "../../support/fake-google-places.ts";
-import { googlePlacesTest as test } from "../../support/google-places-test.ts";
+import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import {
   buyCredits,
   expectError,
@@ -23,14 +21,13 @@ import {
   placeRows,
   placesFor,
   query,
-  searchHelpers,
+  searchesWorld,
   type Target,
   uniqueLocation,
 } from "../../support/searches.ts";
 
-let fake: FakeGooglePlacesServer;
-/** The app as deployed: it builds its own Google Places provider from the environment. */
-let t: TestApp;
+const { world, program, search, searchOk } = searchesWorld();
+
 /**
  * A second app on the same database whose provider fails fast (short timeout and backoff), for
  * the failure tests. It shares the database so that only one PGlite instance starts per file.
@@ -42,12 +39,10 @@ let failingTarget: PlacesProvider;
 let beforeQuery: ((textQuery: string) => void) | undefined;
 let afterPage: ((textQuery: string, pageNumber: number) => void) | undefined;
 
-const RATE_LIMITS = { RATE_LIMIT_SEARCH_PER_MIN: "1000", RATE_LIMIT_READ_PER_MIN: "1000" };
-
 function fastProvider(apiKey: string): PlacesProvider {
   return createGooglePlacesProvider({
     apiKey,
-    baseUrl: fake.baseUrl,
+    baseUrl: world.fake.baseUrl,
     retries: 2,
     retryBaseDelayMs: 5,
     retryMaxDelayMs: 20,
@@ -69,31 +64,25 @@ const hookedProvider: PlacesProvider = {
   },
 };
 
-test.beforeAll(async ({ googlePlaces }) => {
-  fake = googlePlaces;
-  t = await startTestApp({ ...fake.env, ...RATE_LIMITS });
-  failingTarget = fastProvider(fake.apiKey);
-  failingServices = await createServices(t.config, createLogger("silent", "test"), {
-    db: t.database.db,
+beforeAll(async () => {
+  failingTarget = fastProvider(world.fake.apiKey);
+  failingServices = await createServices(world.t.config, createLogger("silent", "test"), {
+    db: world.t.database.db,
     places: hookedProvider,
   });
   const failingApp = await buildApp({ services: failingServices });
   await failingApp.ready();
-  failing = { app: failingApp, database: t.database };
+  failing = { app: failingApp, database: world.t.database };
 });
 afterAll(async () => {
   await failing?.app.close();
   await failingServices?.close(); // leaves the shared database open: it was passed in
-  await t?.close();
 });
 beforeEach(() => {
-  fake.reset();
-  failingTarget = fastProvider(fake.apiKey);
+  failingTarget = fastProvider(world.fake.apiKey);
   beforeQuery = undefined;
   afterPage = undefined;
 });
-
-const { program, search, searchOk } = searchHelpers(() => ({ fake, t }));
 
 describe("POST /v1/searches: provider failures", () => {
   let ws: TestWorkspace;
@@ -110,7 +99,7 @@ describe("POST /v1/searches: provider failures", () => {
   it("retries a transient 500 and then succeeds", async () => {
     const location = uniqueLocation("Flaky");
     program(location, placesFor(location, 2));
-    fake.failNext(1, 500);
+    world.fake.failNext(1, 500);
     const body = await searchOk(ws, { queries: [query(location)], max_results: 5 }, failing);
     expect(body.results).toHaveLength(2);
     expect(body.credits_spent).toBe(2);
@@ -120,10 +109,10 @@ describe("POST /v1/searches: provider failures", () => {
     const location = uniqueLocation("Down");
     const places = placesFor(location, 5);
     program(location, places);
-    fake.failNext(10, 500);
+    world.fake.failNext(10, 500);
     const response = await search(ws, { queries: [query(location)], max_results: 5 }, failing);
     expectError(response, 500, "internal_error");
-    expect(fake.requests.length).toBe(3); // 1 attempt + 2 retries
+    expect(world.fake.requests.length).toBe(3); // 1 attempt + 2 retries
     await expectNothingCharged(
       ws,
       places.map((place) => place.id),
@@ -137,7 +126,7 @@ describe("POST /v1/searches: provider failures", () => {
     program(first, good);
     program(second, placesFor(second, 3));
     beforeQuery = (textQuery) => {
-      if (textQuery.includes(second)) fake.failNext(10, 503);
+      if (textQuery.includes(second)) world.fake.failNext(10, 503);
     };
     const response = await search(ws, { queries: [query(first), query(second)], max_results: 25 }, failing);
     expectError(response, 500, "internal_error");
@@ -151,10 +140,10 @@ describe("POST /v1/searches: provider failures", () => {
     const location = uniqueLocation("Slow");
     const places = placesFor(location, 5);
     program(location, places);
-    fake.setDelay(1_000); // the provider gives up after 250 ms per attempt
+    world.fake.setDelay(1_000); // the provider gives up after 250 ms per attempt
     const started = Date.now();
     const response = await search(ws, { queries: [query(location)], max_results: 5 }, failing);
-    fake.setDelay(0);
+    world.fake.setDelay(0);
     expectError(response, 500, "internal_error");
     expect(Date.now() - started).toBeLessThan(5_000);
     await expectNothingCharged(
@@ -169,7 +158,7 @@ describe("POST /v1/searches: provider failures", () => {
       const location = uniqueLocation("Garbled");
       const places = placesFor(location, 5);
       program(location, places);
-      fake.malformedNext(5, kind);
+      world.fake.malformedNext(5, kind);
       const response = await search(ws, { queries: [query(location)], max_results: 5 }, failing);
       expectError(response, 500, "internal_error");
       await expectNothingCharged(
@@ -184,7 +173,7 @@ describe("POST /v1/searches: provider failures", () => {
     const places = placesFor(location, 45);
     program(location, places);
     afterPage = (_textQuery, pageNumber) => {
-      if (pageNumber === 1) fake.expireTokens();
+      if (pageNumber === 1) world.fake.expireTokens();
     };
     const body = await searchOk(ws, { queries: [query(location)], max_results: 25 }, failing);
     expect(ids(body)).toEqual(places.slice(0, 20).map((place) => place.id));
@@ -200,7 +189,7 @@ describe("POST /v1/searches: provider failures", () => {
     );
     expect(state.leads).toHaveLength(20);
     // The token was refused once, not retried as if the provider were down.
-    expect(fake.requests).toHaveLength(2);
+    expect(world.fake.requests).toHaveLength(2);
   });
 
   it("goes on with the next query after a page token expired", async () => {
@@ -211,7 +200,7 @@ describe("POST /v1/searches: provider failures", () => {
     program(first, a);
     program(second, b);
     afterPage = (textQuery, pageNumber) => {
-      if (textQuery.includes(first) && pageNumber === 1) fake.expireTokens();
+      if (textQuery.includes(first) && pageNumber === 1) world.fake.expireTokens();
     };
     const body = await searchOk(ws, { queries: [query(first), query(second)], max_results: 25 }, failing);
     expect(ids(body)).toEqual([...a.slice(0, 20), ...b].map((place) => place.id));
@@ -222,14 +211,21 @@ describe("POST /v1/searches: provider failures", () => {
   it("never leaks the provider's message or the API key in the error body", async () => {
     const location = uniqueLocation("Leaky");
     program(location, placesFor(location, 2));
-    const secret = `backend shard-7f3 exploded near ${fake.apiKey}`;
-    fake.failNext(10, 503, { message: secret, reason: "BACKEND_SHARD_DOWN" });
+    const secret = `backend shard-7f3 exploded near ${world.fake.apiKey}`;
+    world.fake.failNext(10, 503, { message: secret, reason: "BACKEND_SHARD_DOWN" });
     const response = await search(ws, { queries: [query(location)], max_results: 5 }, failing);
     expectError(response, 500, "internal_error");
-    for (const leaked of ["shard-7f3", "exploded", fake.apiKey, "BACKEND_SHARD_DOWN", "UNAVAILABLE", "503"]) {
+    for (const leaked of [
+      "shard-7f3",
+      "exploded",
+      world.fake.apiKey,
+      "BACKEND_SHARD_DOWN",
+      "UNAVAILABLE",
+      "503",
+    ]) {
       expect(response.body).not.toContain(leaked);
     }
-    expect(JSON.stringify(response.headers)).not.toContain(fake.apiKey);
+    expect(JSON.stringify(response.headers)).not.toContain(world.fake.apiKey);
   });
 
   it("answers 500 internal_error to a rejected API key without echoing the key or Google's text", async () => {
@@ -240,10 +236,10 @@ describe("POST /v1/searches: provider failures", () => {
     program(location, places);
     const response = await search(ws, { queries: [query(location)], max_results: 5 }, failing);
     expectError(response, 500, "internal_error");
-    for (const leaked of [wrongKey, fake.apiKey, "API key not valid", "API_KEY_INVALID"]) {
+    for (const leaked of [wrongKey, world.fake.apiKey, "API key not valid", "API_KEY_INVALID"]) {
       expect(response.body).not.toContain(leaked);
     }
-    expect(fake.requests).toHaveLength(1); // a rejected key is not retried
+    expect(world.fake.requests).toHaveLength(1); // a rejected key is not retried
     await expectNothingCharged(
       ws,
       places.map((place) => place.id),

@@ -2,13 +2,11 @@
  * POST /v1/searches, the scan: the order of results, min_rating and no_website, max_results and
  * `truncated` (spec "POST /v1/searches", rules 1-6).
  * Through the real route (`inject`) and the real Google Places provider talking HTTP to the fake
- * Places server. The other outcomes are in the `searches-*` files
- * beside this one; what they share is in test/support/searches.ts.
+ * Places server. The other outcomes are in the `searches-*` files beside this one; what they share
+ * (the app, the fake and the helpers) is in test/support/searches.ts.
  */
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
-import type { FakeGooglePlacesServer } from "../../support/fake-google-places.ts";
-import { googlePlacesTest as test } from "../../support/google-places-test.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import {
   balanceOf,
   buyCredits,
@@ -16,35 +14,18 @@ import {
   ledgerState,
   placesFor,
   query,
-  searchHelpers,
+  searchesWorld,
   uniqueLocation,
   withoutWebsite,
 } from "../../support/searches.ts";
 
-let fake: FakeGooglePlacesServer;
-/** The app as deployed: it builds its own Google Places provider from the environment. */
-let t: TestApp;
-
-const RATE_LIMITS = { RATE_LIMIT_SEARCH_PER_MIN: "1000", RATE_LIMIT_READ_PER_MIN: "1000" };
-
-test.beforeAll(async ({ googlePlaces }) => {
-  fake = googlePlaces;
-  t = await startTestApp({ ...fake.env, ...RATE_LIMITS });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
-
-const { program, searchOk, requestsFor } = searchHelpers(() => ({ fake, t }));
+const { world, program, searchOk, requestsFor } = searchesWorld();
 
 describe("POST /v1/searches: the scan", () => {
   let ws: TestWorkspace;
   beforeEach(async () => {
-    ws = await createWorkspace(t.app);
-    await buyCredits(t, ws, 500);
+    ws = await createWorkspace(world.t.app);
+    await buyCredits(world.t, ws, 500);
   });
 
   it("keeps queries in order and the provider's order within a query; a place found twice counts once", async () => {
@@ -62,7 +43,7 @@ describe("POST /v1/searches: the scan", () => {
     expect(body.credits_spent).toBe(7);
     expect(body.truncated).toBe(false);
     expect(new Set(body.results.map((result) => result.id)).size).toBe(7);
-    const state = await ledgerState(t, ws);
+    const state = await ledgerState(world.t, ws);
     expect(state.charged).toHaveLength(7);
     expect(state.leads).toHaveLength(7);
     expect(state.balance).toBe(510 - 7);
@@ -124,7 +105,7 @@ describe("POST /v1/searches: the scan", () => {
       [1, 4, 8].includes(index) ? withoutWebsite(place) : place,
     );
     program(location, places);
-    const before = await balanceOf(t, ws);
+    const before = await balanceOf(world.t, ws);
     const body = await searchOk(ws, {
       queries: [query(location)],
       filters: { no_website: true },
@@ -136,8 +117,10 @@ describe("POST /v1/searches: the scan", () => {
     );
     expect(body.credits_spent).toBe(3);
     expect(body.truncated).toBe(false);
-    expect(await balanceOf(t, ws)).toBe(before - 3);
-    expect((await ledgerState(t, ws)).charged).toEqual([places[1]!.id, places[4]!.id, places[8]!.id].sort());
+    expect(await balanceOf(world.t, ws)).toBe(before - 3);
+    expect((await ledgerState(world.t, ws)).charged).toEqual(
+      [places[1]!.id, places[4]!.id, places[8]!.id].sort(),
+    );
   });
 
   it("combines min_rating and no_website", async () => {
@@ -165,7 +148,7 @@ describe("POST /v1/searches: the scan", () => {
     expect(body.credits_spent).toBe(3);
     expect(body.truncated).toBe(true);
     expect(requestsFor(location)).toHaveLength(1);
-    expect((await ledgerState(t, ws)).leads).toHaveLength(3);
+    expect((await ledgerState(world.t, ws)).leads).toHaveLength(3);
   });
 
   describe("truncated (rule 6)", () => {

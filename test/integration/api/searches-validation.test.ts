@@ -2,13 +2,11 @@
  * POST /v1/searches, validation: what is refused before the provider is called (400, 401, 413)
  * and what is accepted at the limits (spec "POST /v1/searches", errors and limits).
  * Through the real route (`inject`) and the real Google Places provider talking HTTP to the fake
- * Places server. The other outcomes are in the `searches-*` files
- * beside this one; what they share is in test/support/searches.ts.
+ * Places server. The other outcomes are in the `searches-*` files beside this one; what they share
+ * (the app, the fake and the helpers) is in test/support/searches.ts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
-import type { FakeGooglePlacesServer } from "../../support/fake-google-places.ts";
-import { googlePlacesTest as test } from "../../support/google-places-test.ts";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import {
   balanceOf,
   buyCredits,
@@ -16,28 +14,11 @@ import {
   ledgerState,
   placesFor,
   query,
-  searchHelpers,
+  searchesWorld,
   uniqueLocation,
 } from "../../support/searches.ts";
 
-let fake: FakeGooglePlacesServer;
-/** The app as deployed: it builds its own Google Places provider from the environment. */
-let t: TestApp;
-
-const RATE_LIMITS = { RATE_LIMIT_SEARCH_PER_MIN: "1000", RATE_LIMIT_READ_PER_MIN: "1000" };
-
-test.beforeAll(async ({ googlePlaces }) => {
-  fake = googlePlaces;
-  t = await startTestApp({ ...fake.env, ...RATE_LIMITS });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
-
-const { program, search, searchOk } = searchHelpers(() => ({ fake, t }));
+const { world, program, search, searchOk } = searchesWorld();
 
 describe("POST /v1/searches: validation", () => {
   let ws: TestWorkspace;
@@ -47,13 +28,13 @@ describe("POST /v1/searches: validation", () => {
     program(location, placesFor(location, 3));
   });
   beforeEach(async () => {
-    ws = await createWorkspace(t.app);
+    ws = await createWorkspace(world.t.app);
   });
 
   /** A 400 (or other error) must not reach the provider nor touch the ledger. */
   async function expectNothingHappened(workspace: TestWorkspace = ws) {
-    expect(fake.requests).toHaveLength(0);
-    const state = await ledgerState(t, workspace);
+    expect(world.fake.requests).toHaveLength(0);
+    const state = await ledgerState(world.t, workspace);
     expect(state).toEqual({ balance: 10, charged: [], leads: [] });
   }
 
@@ -72,15 +53,15 @@ describe("POST /v1/searches: validation", () => {
     ["queries missing", { max_results: 5 }, "body.queries"],
     ["queries not an array", { queries: { location: "A", category: "b" }, max_results: 5 }, "body.queries"],
   ])("answers 400 for %s", async (_label, payload, field) => {
-    await buyCredits(t, ws, 10); // 6 queries must fail on the cap of 5, not on the free-trial cap
+    await buyCredits(world.t, ws, 10); // 6 queries must fail on the cap of 5, not on the free-trial cap
     const message = expectError(await search(ws, payload), 400, "invalid_request");
     expect(message).toContain(field);
-    expect(fake.requests).toHaveLength(0);
-    expect(await balanceOf(t, ws)).toBe(20);
+    expect(world.fake.requests).toHaveLength(0);
+    expect(await balanceOf(world.t, ws)).toBe(20);
   });
 
   it("accepts 5 queries from a workspace that bought credits", async () => {
-    await buyCredits(t, ws, 10);
+    await buyCredits(world.t, ws, 10);
     const body = await searchOk(ws, {
       queries: Array.from({ length: 5 }, () => query(location)),
       max_results: 25,
@@ -92,15 +73,15 @@ describe("POST /v1/searches: validation", () => {
   it("limits a free-trial workspace to 2 queries, and lifts the limit once it bought credits", async () => {
     const two = await searchOk(ws, { queries: [query(location), query(location)], max_results: 1 });
     expect(two.results).toHaveLength(1);
-    fake.reset();
+    world.fake.reset();
 
     const threeQueries = { queries: [query(location), query(location), query(location)], max_results: 3 };
     const message = expectError(await search(ws, threeQueries), 400, "invalid_request");
     expect(message).toContain("queries");
-    expect(fake.requests).toHaveLength(0);
-    expect(await balanceOf(t, ws)).toBe(9);
+    expect(world.fake.requests).toHaveLength(0);
+    expect(await balanceOf(world.t, ws)).toBe(9);
 
-    await buyCredits(t, ws, 5);
+    await buyCredits(world.t, ws, 5);
     const three = await searchOk(ws, threeQueries);
     expect(three.results).toHaveLength(3);
     expect(three.credits_spent).toBe(2);
@@ -164,7 +145,7 @@ describe("POST /v1/searches: validation", () => {
   });
 
   it.each([[1], [25]])("accepts max_results %d", async (maxResults) => {
-    await buyCredits(t, ws, 20);
+    await buyCredits(world.t, ws, 20);
     const body = await searchOk(ws, { queries: [query(location)], max_results: maxResults });
     expect(body.results).toHaveLength(Math.min(3, maxResults));
   });
@@ -229,12 +210,12 @@ describe("POST /v1/searches: validation", () => {
 
   it("answers 400 to a missing body", async () => {
     expectError(
-      await t.app.inject({ method: "POST", url: "/v1/searches", headers: ws.auth }),
+      await world.t.app.inject({ method: "POST", url: "/v1/searches", headers: ws.auth }),
       400,
       "invalid_request",
     );
     expectError(
-      await t.app.inject({
+      await world.t.app.inject({
         method: "POST",
         url: "/v1/searches",
         headers: { ...ws.auth, "content-type": "application/json" },
@@ -258,7 +239,7 @@ describe("POST /v1/searches: validation", () => {
       '{"queries":[{"location":"Montreal","category":"plumber"}],"max_results":5}',
     ],
   ])("answers 400 to %s", async (_label, contentType, payload) => {
-    const response = await t.app.inject({
+    const response = await world.t.app.inject({
       method: "POST",
       url: "/v1/searches",
       headers: { ...ws.auth, "content-type": contentType },
@@ -281,7 +262,7 @@ describe("POST /v1/searches: validation", () => {
     const json = JSON.stringify({ queries: [query(location)], max_results: 3 });
     const payload = json + " ".repeat(16 * 1024 - Buffer.byteLength(json) - 1);
     expect(Buffer.byteLength(payload)).toBeLessThan(16 * 1024);
-    const response = await t.app.inject({
+    const response = await world.t.app.inject({
       method: "POST",
       url: "/v1/searches",
       headers: { ...ws.auth, "content-type": "application/json" },
@@ -291,12 +272,12 @@ describe("POST /v1/searches: validation", () => {
   });
 
   it("answers 401 without a key, before anything else", async () => {
-    const response = await t.app.inject({
+    const response = await world.t.app.inject({
       method: "POST",
       url: "/v1/searches",
       payload: { queries: [], max_results: 0 },
     });
     expectError(response, 401, "invalid_api_key");
-    expect(fake.requests).toHaveLength(0);
+    expect(world.fake.requests).toHaveLength(0);
   });
 });
