@@ -135,6 +135,8 @@ export interface SearchWorld {
  */
 export function searchesWorld() {
   const world = {} as SearchWorld;
+  // Four files start this world at once where one did: on PGlite each migrates a database of its
+  // own, which took over the default 60 s on a machine this loaded, so the start is allowed more.
   googlePlacesTest.beforeAll(async ({ googlePlaces }) => {
     world.fake = googlePlaces;
     world.t = await startTestApp({
@@ -142,7 +144,7 @@ export function searchesWorld() {
       RATE_LIMIT_SEARCH_PER_MIN: "1000",
       RATE_LIMIT_READ_PER_MIN: "1000",
     });
-  });
+  }, 180_000);
   afterAll(async () => {
     await world.t?.close();
   });
