@@ -21,6 +21,8 @@ const ALLOWED_LONG_FUNCTIONS: readonly string[] = [
   "shared/config.ts: loadConfig", // 130
   "workers/build-worker.ts: buildWorker", // 128
   "shared/search/search-leads.ts: runSearch", // 122
+  // Landed after the fence (97921a6, issue 28): to be split by its owner.
+  "shared/payments/payments.ts: createPayments", // 150
 ];
 
 const keyOf = (span: FunctionSpan) => `${span.file}: ${span.name}`;
