@@ -4,25 +4,21 @@
  * detail agrees; a lead from a plain search (no homepage check) lists its site's dimensions as
  * unknown and is tiered "unchecked", never "low".
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import {
-  type FakeGooglePlacesServer,
-  type GooglePlaceJson,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import type { FakeGooglePlacesServer, GooglePlaceJson } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, OLD_HOMEPAGE, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 
 let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 let t: TestApp;
 
-beforeAll(async () => {
-  places = await startFakeGooglePlaces();
+test.beforeAll(async ({ googlePlaces }) => {
+  places = googlePlaces;
   sites = await startFakeSites();
   t = await startTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     // Generous: every site must be checked on a loaded machine (the search ends when all are).
     SEARCH_CHECK_BUDGET_MS: "30000",
@@ -31,7 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await places?.close();
   await sites?.close();
 });
 

@@ -3,16 +3,13 @@
  * listening app: do-not-contact domain entries on the registrable domain (item 4), mail DNS
  * checks only for public domains (item 7). Places, homepages and DNS are fakes on loopback.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { adminRequest, createWorkspace } from "../../support/app.ts";
 import { signedUpMember } from "../../support/console.ts";
 import { type FakeDnsServer, startFakeDns } from "../../support/fake-dns.ts";
-import {
-  type FakeGooglePlacesServer,
-  googlePlace,
-  startFakeGooglePlaces,
-} from "../../support/fake-google-places.ts";
+import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
+import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { HttpConsoleBrowser } from "../../support/http-console.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
 import { seedLeads } from "../../support/seed.ts";
@@ -22,13 +19,12 @@ let dns: FakeDnsServer;
 let places: FakeGooglePlacesServer;
 let sites: FakeSitesServer;
 
-beforeAll(async () => {
+test.beforeAll(async ({ googlePlaces }) => {
   dns = await startFakeDns({});
-  places = await startFakeGooglePlaces();
+  places = googlePlaces;
   sites = await startFakeSites();
   t = await startHttpTestApp({
-    GOOGLE_PLACES_API_KEY: places.apiKey,
-    GOOGLE_PLACES_BASE_URL: places.baseUrl,
+    ...places.env,
     AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
     DNS_SERVERS: dns.address,
     RATE_LIMIT_SEARCH_PER_MIN: "1000",
@@ -38,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await sites?.close();
-  await places?.close();
   await dns?.close();
 });
 
