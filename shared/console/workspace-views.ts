@@ -149,6 +149,54 @@ export async function listLeadsWithEvidence(
   };
 }
 
+/**
+ * One page of the workspace's leads ordered by opportunity score, highest first, newest first
+ * among equal scores (optionally only those that read a status). The score is computed when read,
+ * never stored, so every lead is read and scored, then the page cut: the console's "sort by score".
+ */
+export async function listLeadsByScore(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; page: number; status?: OutreachStatus | undefined },
+): Promise<{ leads: LeadWithEvidence[]; hasNext: boolean }> {
+  const all: LeadSummary[] = [];
+  let after: LeadCursor | null = null;
+  for (;;) {
+    const listed = await listLeads(db, workspaceId, { limit: 100, after });
+    all.push(
+      ...listed.leads.filter((lead) => page.status === undefined || lead.outreach_status === page.status),
+    );
+    const last = listed.leads.at(-1);
+    if (!listed.next_cursor || !last) break;
+    after = { addedAt: last.added_at, leadId: last.id };
+  }
+  const audits = await readCurrentAudits(
+    db,
+    all.map((lead) => ({ placeId: lead.place_id, website: lead.website })),
+  );
+  const places = await readScoredPlaces(
+    db,
+    all.map((lead) => lead.place_id),
+  );
+  const now = new Date();
+  const scoreOf = (lead: LeadSummary) =>
+    opportunityOf(
+      { ...(places.get(lead.place_id) ?? { country: null, user_rating_count: 0 }), website: lead.website },
+      audits.get(lead.place_id),
+      now,
+    ).score;
+  // Stable: equal scores keep the list's newest-first order.
+  const ranked = all
+    .map((lead) => ({ lead, score: scoreOf(lead) }))
+    .sort((left, right) => right.score - left.score)
+    .map(({ lead }) => lead);
+  const start = (page.page - 1) * page.limit;
+  return {
+    leads: await withEvidence(db, ranked.slice(start, start + page.limit)),
+    hasNext: ranked.length > start + page.limit,
+  };
+}
+
 export async function findLeadWithEvidence(
   db: Db,
   workspaceId: string,
@@ -199,6 +247,8 @@ const CSV_COLUMNS = [
   "outdated_website_flag",
   "last_media_year",
   "email_status",
+  "opportunity_score",
+  "opportunity_tier",
   "latest_draft_subject",
   "latest_draft_body",
 ] as const;
@@ -258,7 +308,13 @@ export async function* leadsCsv(db: Db, workspaceId: string): AsyncGenerator<str
     );
     for (const lead of page.leads) {
       const draft = drafts.get(lead.id);
-      const row = { ...lead, latest_draft_subject: draft?.subject, latest_draft_body: draft?.body };
+      const row = {
+        ...lead,
+        opportunity_score: lead.opportunity.score,
+        opportunity_tier: lead.opportunity.tier,
+        latest_draft_subject: draft?.subject,
+        latest_draft_body: draft?.body,
+      };
       yield `${CSV_COLUMNS.map((column) => csvField(row[column])).join(",")}\r\n`;
     }
     const last = page.leads.at(-1);

@@ -63,3 +63,6 @@ export const opportunitySchema = z
   .describe(
     "How much this business's web presence needs work, computed when read from the place and the latest check of its homepage (a re-check moves it); see the points table in /v1/docs",
   );
+
+/** The score as it goes on the wire (reasons' facts an open set of strings). */
+export type OpportunityJson = z.infer<typeof opportunitySchema>;

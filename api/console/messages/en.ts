@@ -1,5 +1,6 @@
 import { enAccounts } from "./en-accounts.ts";
 import { enLeads } from "./en-leads.ts";
+import { enOpportunity } from "./en-opportunity.ts";
 
 /** Every word the console shows, in English and French; the member's choice picks one. */
 export const en = {
@@ -167,6 +168,7 @@ export const en = {
   signedOut: "You are signed out.",
   insufficientCredits: "Not enough credits for a draft.",
   ...enLeads,
+  ...enOpportunity,
   ...enAccounts,
 } as const;
 

@@ -1,6 +1,7 @@
 import type { Messages } from "./en.ts";
 import { frAccounts } from "./fr-accounts.ts";
 import { frLeads } from "./fr-leads.ts";
+import { frOpportunity } from "./fr-opportunity.ts";
 
 /** The French catalog: every key of the English one. */
 export const fr: Messages = {
@@ -170,5 +171,6 @@ export const fr: Messages = {
   signedOut: "Vous êtes déconnecté·e.",
   insufficientCredits: "Pas assez de crédits pour un brouillon.",
   ...frLeads,
+  ...frOpportunity,
   ...frAccounts,
 };

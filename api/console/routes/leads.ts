@@ -7,6 +7,7 @@ import {
   type LeadWithEvidence,
   leadsCsv,
   listDraftsOfLead,
+  listLeadsByScore,
   listLeadsWithEvidence,
 } from "../../../shared/console/workspace-views.ts";
 import { ApiError, type ErrorCode } from "../../../shared/errors.ts";
@@ -39,6 +40,14 @@ const listQuery = z
     cursor: z.string().optional(),
     // An empty choice ("All statuses") is no filter.
     status: z.preprocess((value) => (value === "" ? undefined : value), outreachStatusSchema.optional()),
+    // Highest opportunity score first; pages then go by number (the score is not a column).
+    sort: z.literal("score").optional().catch(undefined),
+    page: z
+      .string()
+      .regex(/^[1-9]\d{0,4}$/)
+      .transform(Number)
+      .optional()
+      .catch(undefined),
   })
   .catch({});
 
@@ -48,7 +57,20 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
 
   app.get("/leads", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
-    const { cursor: raw, status } = listQuery.parse(request.query);
+    const { cursor: raw, status, sort, page: pageNumber = 1 } = listQuery.parse(request.query);
+    if (sort === "score") {
+      const ranked = await listLeadsByScore(db, workspace_id, { limit: 25, page: pageNumber, status });
+      return reply.render((context) =>
+        leadsPage(context, {
+          workspaceId: workspace_id,
+          leads: ranked.leads,
+          nextCursor: null,
+          paged: pageNumber > 1,
+          status,
+          byScore: { page: pageNumber, hasNext: ranked.hasNext },
+        }),
+      );
+    }
     const after = raw === undefined ? null : decodeCursor(raw);
     if (raw !== undefined && !after) throw new PageError(400, "invalidInput", { detail: "cursor" });
     const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after, status });

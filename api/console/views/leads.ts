@@ -14,6 +14,7 @@ import {
   pitchEvidence,
   statusLabel,
 } from "./labels.ts";
+import { opportunityBlock, opportunityCell } from "./opportunity.ts";
 
 /** Whether the address can receive mail and where it was found (DESIGN "Lawful outreach"). */
 function emailFacts(t: Translator, lead: LeadWithEvidence): SafeHtml {
@@ -37,11 +38,15 @@ export function leadsPage(
     nextCursor: string | null;
     paged: boolean;
     status: OutreachStatus | undefined;
+    /** Highest opportunity score first (else newest first); pages then go by number. */
+    byScore?: { page: number; hasNext: boolean };
   },
 ): string {
   const { t } = context;
   const base = workspacePath(input.workspaceId, "leads");
-  const statusQuery = input.status ? `status=${input.status}` : "";
+  const statusQuery = [input.status ? `status=${input.status}` : "", input.byScore ? "sort=score" : ""]
+    .filter((part) => part !== "")
+    .join("&");
   const cell = (label: string, content: Interpolation, className = "") =>
     html`<td data-label="${label}"${className ? html` class="${className}"` : ""}>${content}</td>`;
   return layout(
@@ -55,27 +60,33 @@ export function leadsPage(
         (status) =>
           html`<option value="${status}"${input.status === status ? html` selected` : ""}>${statusLabel(t, status)}</option>`,
       )}</select>`,
+    )}</div><div>${field(
+      "sort",
+      t.t("sortBy"),
+      html`<select id="sort" name="sort"><option value="">${t.t("sortNewest")}</option><option value="score"${input.byScore ? html` selected` : ""}>${t.t("sortByScore")}</option></select>`,
     )}</div><button type="submit">${t.t("applyFilter")}</button></form>
 <a class="button" href="${workspacePath(input.workspaceId, "search")}">${t.t("search")}</a>
 <a class="button" href="${workspacePath(input.workspaceId, "leads.csv")}" download>${t.t("exportCsv")}</a></div>
 ${
   input.leads.length === 0
     ? html`<p class="card empty">${input.status ? t.t("noLeadsWithStatus") : t.t("noLeads")}</p>`
-    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("business")}</th><th scope="col">${t.t("website")}</th><th scope="col">${t.t("flags")}</th><th scope="col">${t.t("evidence")}</th><th scope="col">${t.t("status")}</th><th scope="col">${t.t("added")}</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("business")}</th><th scope="col">${t.t("website")}</th><th scope="col">${t.t("score")}</th><th scope="col">${t.t("flags")}</th><th scope="col">${t.t("evidence")}</th><th scope="col">${t.t("status")}</th><th scope="col">${t.t("added")}</th></tr></thead><tbody>
 ${input.leads.map(
   (lead) => html`<tr>${cell(
     t.t("business"),
     html`<a href="${workspacePath(input.workspaceId, `leads/${lead.id}`)}">${lead.name}</a><br><span class="muted small">${lead.category}</span>`,
   )}
 ${cell(t.t("website"), html`${lead.website ?? "—"}${lead.email ? html`<br>${lead.email}` : ""}`, "small")}
-${cell(t.t("flags"), flagBadges(t, lead))}${cell(t.t("evidence"), evidenceList(t, lead))}${cell(t.t("status"), statusLabel(t, lead.outreach_status))}${cell(t.t("added"), t.date(lead.added_at), "small")}</tr>`,
+${cell(t.t("score"), opportunityCell(t, lead.opportunity))}${cell(t.t("flags"), flagBadges(t, lead))}${cell(t.t("evidence"), evidenceList(t, lead))}${cell(t.t("status"), statusLabel(t, lead.outreach_status))}${cell(t.t("added"), t.date(lead.added_at), "small")}</tr>`,
 )}
 </tbody></table></div>`
 }
 <p class="actions">${input.paged ? html`<a href="${base}${statusQuery ? `?${statusQuery}` : ""}">${t.t("firstPage")}</a>` : ""}${
-      input.nextCursor
-        ? html`<a href="${base}?${statusQuery ? `${statusQuery}&` : ""}cursor=${encodeURIComponent(input.nextCursor)}">${t.t("nextPage")}</a>`
-        : ""
+      input.byScore?.hasNext
+        ? html`<a href="${base}?${statusQuery}&page=${input.byScore.page + 1}">${t.t("nextPage")}</a>`
+        : input.nextCursor
+          ? html`<a href="${base}?${statusQuery ? `${statusQuery}&` : ""}cursor=${encodeURIComponent(input.nextCursor)}">${t.t("nextPage")}</a>`
+          : ""
     }</p>`,
   );
 }
@@ -110,6 +121,7 @@ ${emailFacts(t, lead)}<dt>${t.t("status")}</dt><dd id="lead-status">${statusLabe
 <dt>${t.t("lastMediaYear")}</dt><dd>${lead.last_media_year ?? "—"}</dd>
 </dl>
 ${lead.evidence || pitchEvidence(t, lead).length > 0 ? html`<h2>${t.t("evidence")}</h2>${evidenceList(t, lead)}` : ""}</div>
+${opportunityBlock(t, lead.opportunity)}
 <div class="card"><p class="muted small">${t.t("markHelp")}</p><div class="actions">${markForm("sent", t.t("markSent"))}${markForm("skipped", t.t("markSkipped"))}</div></div>
 <div class="card"><form class="inline" method="post" action="${workspacePath(input.workspaceId, `leads/${lead.id}/draft`)}">${csrfField(context)}
 <div>${field("locale", t.t("draftLocale"), html`<select id="locale" name="locale">${languageOptions(t, input.language)}</select>`)}</div>

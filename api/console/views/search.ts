@@ -7,6 +7,7 @@ import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 import { field } from "./components.ts";
 import { statusLabel } from "./labels.ts";
+import { opportunityCell } from "./opportunity.ts";
 
 /** What the form shows: the last search made, or the values sent with a refused one. */
 interface FormValues {
@@ -78,13 +79,13 @@ ${response.truncated ? html`<div class="alert warn" id="search-truncated">${t.t(
 ${
   response.results.length === 0
     ? html`<p class="card empty">${t.t("searchNoResults")}</p>`
-    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("business")}</th><th scope="col">${t.t("website")}</th><th scope="col">${t.t("hasWebsite")}</th><th scope="col">${t.t("mobileFriendly")}</th><th scope="col">${t.t("outdated")}</th><th scope="col">${t.t("status")}</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("business")}</th><th scope="col">${t.t("website")}</th><th scope="col">${t.t("score")}</th><th scope="col">${t.t("hasWebsite")}</th><th scope="col">${t.t("mobileFriendly")}</th><th scope="col">${t.t("outdated")}</th><th scope="col">${t.t("status")}</th></tr></thead><tbody>
 ${response.results.map(
   (
     lead,
   ) => html`<tr>${cell(t.t("business"), html`<a href="${workspacePath(workspaceId, `leads/${lead.id}`)}">${lead.name}</a><br><span class="muted small">${lead.category}</span>`)}
 ${cell(t.t("website"), html`<span class="small">${lead.website ?? "—"}${lead.email ? html`<br>${lead.email}` : ""}</span>`)}
-${cell(t.t("hasWebsite"), yesNo(t, lead.has_website))}${cell(t.t("mobileFriendly"), yesNo(t, lead.is_mobile_friendly))}${cell(t.t("outdated"), yesNo(t, lead.is_outdated))}${cell(t.t("status"), statusLabel(t, lead.outreach_status))}</tr>`,
+${cell(t.t("score"), opportunityCell(t, lead.opportunity))}${cell(t.t("hasWebsite"), yesNo(t, lead.has_website))}${cell(t.t("mobileFriendly"), yesNo(t, lead.is_mobile_friendly))}${cell(t.t("outdated"), yesNo(t, lead.is_outdated))}${cell(t.t("status"), statusLabel(t, lead.outreach_status))}</tr>`,
 )}</tbody></table></div>`
 }</section>`;
 }

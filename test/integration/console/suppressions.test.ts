@@ -72,7 +72,11 @@ describe("lawful outreach in the console", () => {
     const csv = await browser.get(`/app/w/${workspace.workspaceId}/leads.csv`);
     const [header, ...rows] = csv.body.split("\r\n");
     expect(header).toContain("outreach_status,");
-    expect(header?.endsWith("email_status,latest_draft_subject,latest_draft_body")).toBe(true);
+    expect(
+      header?.endsWith(
+        "email_status,opportunity_score,opportunity_tier,latest_draft_subject,latest_draft_body",
+      ),
+    ).toBe(true);
     const row = rows.join("\r\n");
     expect(row).toContain(",drafted,");
     expect(row).toContain(",deliverable,");
