@@ -11,6 +11,7 @@ import { createInProcessAuditor } from "../shared/audit/in-process-auditor.ts";
 import { createQueueAuditor } from "../shared/audit/queue.ts";
 import type { BearerVerifier } from "../shared/auth.ts";
 import type { Config } from "../shared/config.ts";
+import { forgotPasswordUrl } from "../shared/console-address.ts";
 import { type CostGuard, createCostGuard } from "../shared/cost-guard.ts";
 import type { Db } from "../shared/db/database.ts";
 import { migrateToLatest } from "../shared/db/migrate.ts";
@@ -46,7 +47,6 @@ import {
 } from "../shared/rate-limits.ts";
 import { createRedisConnection, logRedisConnection } from "../shared/redis.ts";
 import { createApiKeyVerifier, KeyUsageRecorder } from "../shared/workspaces/api-keys.ts";
-import { CONSOLE_PREFIX } from "./console/paths.ts";
 
 /**
  * Everything the HTTP layer needs, built once from the config and closed once at shutdown; what the
@@ -275,7 +275,7 @@ function createPasswordLimiter(
               minutes: Math.round(config.passwordFailureLimits.windowSeconds / 60),
               to: account.email,
               language: account.language,
-              link: `${config.publicUrl}${CONSOLE_PREFIX}/forgot-password`,
+              link: forgotPasswordUrl(config.publicUrl),
             }),
           );
         })

@@ -1,7 +1,8 @@
+import { CONSOLE_PREFIX } from "../../shared/console-address.ts";
 import { SECRET_BODY_SOURCE } from "../../shared/secrets.ts";
 
-/** Where the console lives; every page and form address is built here. */
-export const CONSOLE_PREFIX = "/app";
+/** Where the console lives (below it, for the account mail); every page and form address is built here. */
+export { CONSOLE_PREFIX };
 
 /** The session cookie: read by the console and by the OAuth consent page, so its path is `/`. */
 export const SESSION_COOKIE = "ld_session";
