@@ -56,4 +56,9 @@ if (config.places.kind === "none") {
     "no places provider configured: set GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE to run searches",
   );
 }
+if (config.mail?.kind === "log") {
+  logger.warn(
+    `SMTP_URL=log: account mail goes nowhere: each mail (sign-up, invite, password reset) is written to this log with its links${config.signUp === "open" ? "; SIGNUP=open: whoever reads this log can confirm any sign-up" : ""}`,
+  );
+}
 if (!config.adminToken) logger.warn("ADMIN_TOKEN is not set: the /admin API is disabled");

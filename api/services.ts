@@ -19,7 +19,7 @@ import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shar
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
 import { accountMail } from "../shared/mail/account-mail.ts";
-import { createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
+import { createLogMailer, createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import {
   createMetrics,
   instrumentDraftGenerator,
@@ -149,7 +149,12 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
-  const mailer = config.mail ? createSmtpMailer({ ...config.mail, logger }) : undefined;
+  const mailer =
+    config.mail?.kind === "smtp"
+      ? createSmtpMailer({ ...config.mail, logger })
+      : config.mail?.kind === "log"
+        ? createLogMailer(logger)
+        : undefined;
   const passwordLimiter = createPasswordLimiter(config, db, limiterStore, logger, mailer);
   // Keyed by the client's address (an IPv6 client by its /64).
   const accountMailLimiter = perAddress(

@@ -141,7 +141,8 @@ const configSchema = z.object({
   PASSWORD_FAILURES_PER_ADDRESS: positiveInt(50),
   PASSWORD_FAILURES_PER_ACCOUNT: positiveInt(30),
   PASSWORD_SLOW_DOWN_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
-  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  // `log:` writes account mail to the log instead of sending it (development and demos).
+  SMTP_URL: optionalString.pipe(z.union([z.literal("log:"), z.url({ protocol: /^smtps?$/ })]).optional()),
   MAIL_FROM: optionalString,
   // An empty value (a blank line of .env) is the default.
   SIGNUP: optionalString.pipe(z.enum(["invite", "open"]).default("invite")),
@@ -284,10 +285,11 @@ export interface Config {
     windowSeconds: number;
   };
   /**
-   * Account mail (invites, reset links, sign-up confirmations) through SMTP; unset: no mail, and
-   * invite and reset links are shown to whoever made them.
+   * Account mail (invites, reset links, sign-up confirmations) through SMTP, or written to the
+   * log and sent nowhere (`SMTP_URL=log:`); unset: no mail, and invite and reset links are shown
+   * to whoever made them.
    */
-  mail: { smtpUrl: string; from: string } | undefined;
+  mail: { kind: "smtp"; smtpUrl: string; from: string } | { kind: "log" } | undefined;
   /** `open`: anyone may sign up at /app/sign-up (needs mail); `invite`: accounts come from invites. */
   signUp: "invite" | "open";
   /** Sign-ups and reset requests per client address per hour (each sends a mail). */
@@ -345,13 +347,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       );
     }
   }
-  if (e.SMTP_URL && !e.MAIL_FROM) {
+  if (e.SMTP_URL && e.SMTP_URL !== "log:" && !e.MAIL_FROM) {
     throw new ConfigError("Invalid configuration:\n  MAIL_FROM: required when SMTP_URL is set");
   }
   // Self-serve sign-up is confirmed by a mailed link: without mail anyone could claim any address.
   if (e.SIGNUP === "open" && !e.SMTP_URL) {
     throw new ConfigError(
-      "Invalid configuration:\n  SMTP_URL: required when SIGNUP=open (sign-ups are confirmed by mail)",
+      "Invalid configuration:\n  SMTP_URL: required when SIGNUP=open (sign-ups are confirmed by mail; SMTP_URL=log: writes the mail to the log, for a demo)",
     );
   }
   // One without the other cannot work: no checkout without the key, no crediting without the secret.
@@ -446,7 +448,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       slowDownMs: e.PASSWORD_SLOW_DOWN_MS,
       windowSeconds: 15 * 60,
     },
-    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM } : undefined,
+    mail:
+      e.SMTP_URL === "log:"
+        ? { kind: "log" }
+        : e.SMTP_URL && e.MAIL_FROM
+          ? { kind: "smtp", smtpUrl: e.SMTP_URL, from: e.MAIL_FROM }
+          : undefined,
     signUp: e.SIGNUP,
     accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,

@@ -83,3 +83,22 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; logge
   };
   return mailer;
 }
+
+/**
+ * `SMTP_URL=log:` (development and demos): each mail is written to the log, its links included,
+ * and sent nowhere, so that a newcomer can walk sign-up offline. Never for real accounts: whoever
+ * reads the log can open every link.
+ */
+export function createLogMailer(logger: Logger): Mailer {
+  const write = (mail: AccountMail) =>
+    logger.info(
+      { mail: { to: mail.to, subject: mail.subject, text: mail.text } },
+      "account mail written here, not sent (SMTP_URL=log:)",
+    );
+  return {
+    send: async (mail) => write(mail),
+    queue: write,
+    drain: async () => {},
+    close: () => {},
+  };
+}

@@ -276,12 +276,23 @@ describe("account mail and sign-up settings", () => {
     ).not.toThrow();
   });
 
+  it("SMTP_URL=log: writes mail to the log: no MAIL_FROM needed, and SIGNUP=open accepts it", () => {
+    expect(loadConfig({ SMTP_URL: "log:" }).mail).toEqual({ kind: "log" });
+    expect(loadConfig({ SMTP_URL: "log:", SIGNUP: "open" })).toMatchObject({
+      mail: { kind: "log" },
+      signUp: "open",
+    });
+    expect(configError({ SMTP_URL: "log:x", MAIL_FROM: "a@b.test" }).message).toContain("SMTP_URL");
+    expect(configError({ SIGNUP: "open" }).message).toContain("SMTP_URL=log:");
+  });
+
   it("SMTP_URL needs MAIL_FROM and an smtp(s) URL", () => {
     expect(configError({ SMTP_URL: "smtp://127.0.0.1:2525" }).message).toContain("MAIL_FROM");
     expect(configError({ SMTP_URL: "http://127.0.0.1", MAIL_FROM: "a@b.test" }).message).toContain(
       "SMTP_URL",
     );
     expect(loadConfig({ SMTP_URL: "smtps://u:p@mail.test", MAIL_FROM: "a@b.test" }).mail).toEqual({
+      kind: "smtp",
       smtpUrl: "smtps://u:p@mail.test",
       from: "a@b.test",
     });
