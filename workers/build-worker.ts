@@ -12,6 +12,7 @@ import type { Config } from "../shared/config.ts";
 import { describeUrl, openDatabase, waitFor } from "../shared/db/startup.ts";
 import { createMetrics } from "../shared/metrics.ts";
 import { createRedisConnection, logRedisConnection, REDIS_RECONNECT_MAX_MS } from "../shared/redis.ts";
+import { createCapacityMetrics } from "./capacity-metrics.ts";
 import { startWorkerMetricsServer, type WorkerMetricsServer } from "./metrics-server.ts";
 
 /** How often a worker looks for jobs whose worker died, at most (see `stalledCheckMs`). */
@@ -57,6 +58,7 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     onCollectError: (error) => logger.warn({ err: error }, "could not read the audit queue counts"),
   });
   const stack = createAuditStack(config, { db, metrics });
+  const capacity = createCapacityMetrics(() => stack.usage());
   // Second attempts of site_unreachable checks are queued from here, on a connection of their own
   // that fails fast (the worker's own blocks): a lost one leaves the first attempt's failed audit.
   const producer = createRedisConnection(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -79,6 +81,7 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
       redisUrl,
       queuePrefix: config.queuePrefix,
       logger,
+      more: capacity,
     });
     const worker = new Worker<AuditJob>(
       SITE_AUDIT_QUEUE,
@@ -93,6 +96,7 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
         }
         const started = performance.now();
         const audit = await stack.run(parsed.data);
+        capacity.auditFinished();
         const second = confirmationOf(parsed.data, audit);
         if (second !== null) {
           await queueSecondAttempt(secondAttempts, second, config.audit.unreachableRetryMs).catch(
@@ -152,6 +156,7 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
         await secondAttempts.close();
         producer.disconnect();
         await server.close();
+        capacity.close();
         await stack.close();
         connection.disconnect();
         await database.close();

@@ -14,6 +14,8 @@ export interface WorkerMetricsOptions {
   redisUrl: string;
   queuePrefix: string;
   logger: Logger;
+  /** More figures served after the shared ones (the worker's capacity metrics). */
+  more?: { scrape(): Promise<string> };
 }
 
 export interface WorkerMetricsServer {
@@ -47,13 +49,15 @@ export async function startWorkerMetricsServer(options: WorkerMetricsOptions): P
       return;
     }
     if (path === "/metrics") {
-      metrics.scrape().then(
-        (text) => response.writeHead(200, { "content-type": metrics.contentType }).end(text),
-        (error: unknown) => {
-          logger.error({ err: error }, "metrics scrape failed");
-          response.writeHead(500).end();
-        },
-      );
+      Promise.all([metrics.scrape(), options.more?.scrape() ?? ""])
+        .then(([shared, more]) => `${shared}${more}`)
+        .then(
+          (text) => response.writeHead(200, { "content-type": metrics.contentType }).end(text),
+          (error: unknown) => {
+            logger.error({ err: error }, "metrics scrape failed");
+            response.writeHead(500).end();
+          },
+        );
       return;
     }
     response.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');

@@ -504,6 +504,15 @@ describe("the audit pipeline (distributed mode: BullMQ)", () => {
       expect(metrics.get("leadapi_audit_queue_depth", { state: "waiting" })).toBe(0);
       expect(metrics.get("leadapi_audit_active_jobs")).toBe(0);
       expect(metrics.types.get("leadapi_process_cpu_seconds_total")).toBe("counter");
+      // The worker's capacity figures (workers/capacity-metrics.ts).
+      expect(metrics.get("leadapi_worker_audits_per_second")).toBeCloseTo(0.1, 5);
+      expect(metrics.get("leadapi_worker_main_thread_cpu_seconds_total")).toBeGreaterThan(0);
+      expect(metrics.get("leadapi_worker_main_thread_cpu_per_audit_seconds")).toBeGreaterThan(0);
+      expect(metrics.get("leadapi_worker_event_loop_utilization")).toBeGreaterThan(0);
+      expect(metrics.get("leadapi_worker_event_loop_delay_seconds", { quantile: "0.99" })).toBeGreaterThan(0);
+      expect(metrics.get("leadapi_worker_fetches", { state: "in_flight" })).toBe(0);
+      expect(metrics.get("leadapi_worker_fetch_memory_bytes", { kind: "in_use" })).toBe(0);
+      expect(metrics.get("leadapi_worker_fetch_memory_bytes", { kind: "limit" })).toBe(256 * 1024 * 1024);
       expect((await fetch(`${base}/nope`)).status).toBe(404);
 
       expect(await worker.stop()).toEqual({ code: 0, signal: null });
