@@ -1,7 +1,7 @@
 import type { ListenOptions } from "node:net";
 import closeWithGrace from "close-with-grace";
 import type { FastifyListenOptions } from "fastify";
-import { loadConfigOrExit } from "../shared/config.ts";
+import { describeNodeMode, loadConfigOrExit, nodeModeOf } from "../shared/config.ts";
 import { StartupError } from "../shared/db/startup.ts";
 import { createLogger } from "../shared/logger.ts";
 import { buildApp } from "./app.ts";
@@ -51,6 +51,8 @@ const listenOptions: FastifyListenOptions & Pick<ListenOptions, "reusePort"> = {
   reusePort: starting.sharesPort,
 };
 await starting.handOver(app.server, () => app.listen(listenOptions));
+const mode = nodeModeOf(config);
+logger.info(mode, describeNodeMode(mode));
 if (config.places.kind === "none") {
   logger.warn(
     "no places provider configured: set GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE to run searches",

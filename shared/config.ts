@@ -502,3 +502,30 @@ export function loadConfigOrExit(
     process.exit(1);
   }
 }
+
+/** What a node runs with, each choice named: the start line, so an operator reads the mode at once. */
+export interface NodeMode {
+  mode: "embedded" | "distributed";
+  mail: "smtp" | "log" | "none";
+  sign_up: "invite" | "open";
+  drafter: "template" | "llm";
+  payments: "stripe" | "none";
+  places: "google" | "fixture" | "none";
+}
+
+export function nodeModeOf(config: Config): NodeMode {
+  return {
+    // Embedded: PGlite in DATA_DIR, audits and rate limits in-process; distributed: PostgreSQL (and Redis).
+    mode: config.database.kind === "pglite" ? "embedded" : "distributed",
+    mail: config.mail?.kind ?? "none",
+    sign_up: config.signUp,
+    drafter: config.openai ? "llm" : "template",
+    payments: config.stripe ? "stripe" : "none",
+    places: config.places.kind,
+  };
+}
+
+/** The start line's message: `mode embedded, mail log, sign-up open, ...`. */
+export function describeNodeMode(mode: NodeMode): string {
+  return `mode ${mode.mode}, mail ${mode.mail}, sign-up ${mode.sign_up}, drafter ${mode.drafter}, payments ${mode.payments}, places ${mode.places}`;
+}

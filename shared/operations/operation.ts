@@ -27,6 +27,8 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output exten
   cost: CostRule<z.output<Output>>;
   /** Exposed as an MCP tool when set. */
   mcp?: McpToolDeclaration;
+  /** Fields of a successful answer its log line carries (a search: whether it was truncated). */
+  logged?(output: z.output<Output>): Record<string, unknown>;
   run(caller: Caller, input: z.output<Input>): Promise<z.output<Output>>;
 }
 
@@ -151,6 +153,7 @@ export async function perform<Input extends z.ZodObject, Output extends z.ZodTyp
       {
         ...fields,
         outcome: "ok",
+        ...operation.logged?.(output),
         credits_spent: operation.cost.credits(output),
         duration_ms: Math.round(performance.now() - started),
       },

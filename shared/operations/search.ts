@@ -11,6 +11,8 @@ export const searchOperation = defineOperation({
   bucket: "search",
   // Its hourly limits (provider pages, live checks) are spent page by page inside the scan.
   cost: { credits: (output) => output.credits_spent },
+  // The line says what the answer and the searches metric say: a search may be ok and truncated.
+  logged: (output) => ({ truncated: output.truncated }),
   mcp: {
     name: "search_leads",
     title: "Search for leads",

@@ -30,6 +30,7 @@ describe("the server process's logs", () => {
   let places: FakeGooglePlacesServer;
   let database: Awaited<ReturnType<typeof createDatabaseFromTemplate>>;
   let server: ServerProcess;
+  let searchTruncated: unknown;
   /** Secrets that went over the wire during the run. */
   const secrets: string[] = [adminToken, wrongAdminToken, unknownKey, basicCredentials];
   const responses: { requestId: string | null; sentId: string | undefined; status: number }[] = [];
@@ -91,7 +92,9 @@ describe("the server process's logs", () => {
       expect((await call("GET", "/v1/credits", { ...auth, "x-request-id": id })).status).toBe(200);
     }
     const payload = { queries: [{ location: "Ottawa", category: "plumber" }], max_results: 2 };
-    expect((await call("POST", "/v1/searches", auth, payload)).status).toBe(200);
+    const searched = await call("POST", "/v1/searches", auth, payload);
+    expect(searched.status).toBe(200);
+    searchTruncated = searched.json.truncated as boolean;
     // The provider rejects the places key and quotes it back: the failure is logged, the key is not.
     places.failNext(1, 400, { message: `API key not valid: ${places.apiKey}`, reason: "API_KEY_INVALID" });
     expect((await call("POST", "/v1/searches", auth, payload)).status).toBe(500);
@@ -117,6 +120,28 @@ describe("the server process's logs", () => {
   afterAll(async () => {
     await server?.stop(2_000);
     await database?.drop();
+  });
+
+  it("name the node's mode and each choice in one start line", () => {
+    const start = server.logs.find((line) => typeof line.json?.mode === "string");
+    expect(start?.json).toMatchObject({
+      level: 30,
+      mode: "distributed",
+      mail: "none",
+      sign_up: "invite",
+      drafter: "template",
+      payments: "none",
+      places: "google",
+      msg: "mode distributed, mail none, sign-up invite, drafter template, payments none, places google",
+    });
+  });
+
+  it("say on a search's line whether its answer was truncated, as the answer and the metric do", () => {
+    const searchLine = server.logs.find(
+      (line) => line.json?.operation === "search" && line.json?.outcome === "ok",
+    );
+    expect(typeof searchTruncated).toBe("boolean");
+    expect(searchLine?.json).toMatchObject({ truncated: searchTruncated, credits_spent: 2 });
   });
 
   it("are pino JSON, one object per line, with a level, a time and a message", () => {
