@@ -68,6 +68,8 @@ export interface Services extends OperationServices {
   passwordLimiter: PasswordCheckLimiter;
   /** Per client address, per hour: sign-ups and reset requests (each sends a mail). */
   accountMailLimiter: Limiter<"account_mail">;
+  /** Console invites per hour: per inviting account and per workspace (INVITES_PER_HOUR each). */
+  inviteLimiter: Limiter<"invites_account" | "invites_workspace">;
   /** Account mail through SMTP_URL; undefined without it (links are then shown to their maker). */
   mailer: Mailer | undefined;
   places: PlacesProvider | undefined;
@@ -149,6 +151,13 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
+  const inviteLimiter = createLimiter<"invites_account" | "invites_workspace">(
+    {
+      invites_account: { points: config.invitesPerHour, windowSeconds: 3600 },
+      invites_workspace: { points: config.invitesPerHour, windowSeconds: 3600 },
+    },
+    limiterStore,
+  );
   const mailer =
     config.mail?.kind === "smtp"
       ? createSmtpMailer({ ...config.mail, logger })
@@ -202,6 +211,7 @@ export async function createServices(
     runOAuthCleanup,
     passwordLimiter,
     accountMailLimiter,
+    inviteLimiter,
     mailer,
     async close() {
       await mailer?.drain();

@@ -147,6 +147,7 @@ const configSchema = z.object({
   // An empty value (a blank line of .env) is the default.
   SIGNUP: optionalString.pipe(z.enum(["invite", "open"]).default("invite")),
   ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: positiveInt(10),
+  INVITES_PER_HOUR: positiveInt(20),
   KEY_USAGE_FLUSH_MS: positiveInt(10_000),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
@@ -294,6 +295,8 @@ export interface Config {
   signUp: "invite" | "open";
   /** Sign-ups and reset requests per client address per hour (each sends a mail). */
   accountMailPerAddressPerHour: number;
+  /** Invites a member may send per hour, and a workspace may send per hour (each is a mail). */
+  invitesPerHour: number;
   /** How often API keys' last use is written (usage is kept in memory in between). */
   keyUsageFlushMs: number;
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
@@ -456,6 +459,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           : undefined,
     signUp: e.SIGNUP,
     accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
+    invitesPerHour: e.INVITES_PER_HOUR,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     oauth: {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

@@ -151,7 +151,10 @@ const memberRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       },
     },
     async (request, reply) => {
-      const invite = await createInvite(db, request.params.id, request.body);
+      // The operator's new link replaces a pending one (one pending invite per address).
+      const invite = await createInvite(db, request.params.id, request.body, new Date(), {
+        pending: "replace",
+      });
       const url = inviteUrl(services.config.publicUrl, invite.token);
       const answer = { id: invite.id, email: invite.email, expires_at: invite.expires_at.toISOString() };
       reply.code(201).header("cache-control", "no-store");

@@ -16,11 +16,18 @@ export interface CreatedInvite {
   expires_at: Date;
 }
 
+/**
+ * A new invite link for an address: one pending invite per address and workspace. A member's
+ * second invite of an address still pending is refused (`email: already invited`: cancel it to
+ * send another), so the form is no way to mail one mailbox again and again; the operator's
+ * (`pending: "replace"`) cancels the pending one and issues a new link.
+ */
 export async function createInvite(
   db: Db,
   workspaceId: string,
   input: { email: string; name?: string | null; invitedBy?: string | null },
   now: Date = new Date(),
+  options: { pending: "refuse" | "replace" } = { pending: "refuse" },
 ): Promise<CreatedInvite> {
   await requireWorkspace(db, workspaceId);
   const joined = await db
@@ -32,6 +39,32 @@ export async function createInvite(
     .where("removed_at", "is", null)
     .executeTakeFirst();
   if (joined) throw new ApiError("invalid_request", "email: already a member of this workspace.");
+  const pending = db
+    .updateTable("invites")
+    .set({ cancelled_at: now })
+    .where("workspace_id", "=", workspaceId)
+    .where((eb) => eb(eb.fn("lower", ["email"]), "=", normalizeEmail(input.email)))
+    .where("used_at", "is", null)
+    .where("cancelled_at", "is", null)
+    .where("expires_at", ">", now);
+  if (options.pending === "replace") await pending.execute();
+  else {
+    const open = await db
+      .selectFrom("invites")
+      .select("id")
+      .where("workspace_id", "=", workspaceId)
+      .where((eb) => eb(eb.fn("lower", ["email"]), "=", normalizeEmail(input.email)))
+      .where("used_at", "is", null)
+      .where("cancelled_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    if (open) {
+      throw new ApiError(
+        "invalid_request",
+        "email: already invited to this workspace; cancel the pending invite to send a new one.",
+      );
+    }
+  }
   const token = newSecret();
   const row = await db
     .insertInto("invites")

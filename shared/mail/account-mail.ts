@@ -22,7 +22,8 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
     switch (mail.kind) {
       case "invite":
         return {
-          subject: `Join ${mail.workspaceName} on Lead discovery`,
+          // Nothing a member typed goes in a Subject (the workspace's name is theirs to choose).
+          subject: "You are invited to a workspace on Lead discovery",
           paragraphs: [
             `${mail.invitedBy ?? "The service operator"} invited you to the workspace ${mail.workspaceName}.`,
             "Open the link to create your account, or to sign in with the one you have and accept. It works once, for 7 days.",
@@ -77,7 +78,7 @@ const words: Record<Language, (mail: MailKind) => MailWords> = {
     switch (mail.kind) {
       case "invite":
         return {
-          subject: `Rejoignez ${mail.workspaceName} sur Prospection`,
+          subject: "Vous êtes invité·e dans un espace de travail sur Prospection",
           paragraphs: [
             `${mail.invitedBy ?? "L'opérateur du service"} vous invite dans l'espace de travail ${mail.workspaceName}.`,
             "Ouvrez le lien pour créer votre compte, ou pour vous connecter avec celui que vous avez et accepter. Il fonctionne une fois, pendant 7 jours.",

@@ -79,6 +79,8 @@ export const enAccounts = {
   mailNotSent:
     "The mail could not be sent. Nothing was created; try again in a moment, or tell the service operator if it keeps failing.",
   tooManyMails: "Too many requests from this address. Wait {minutes} minutes and try again.",
+  tooManyInvites:
+    "Too many invites sent in the last hour (by you, or from this workspace). Wait {minutes} minutes and try again.",
   forgotTitle: "Reset your password",
   forgotIntro:
     "Enter your account's address: a link to choose a new password is mailed to it (it works once, for 1 hour).",

@@ -84,6 +84,8 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   mailNotSent:
     "Le courriel n'a pas pu être envoyé. Rien n'a été créé ; réessayez dans un instant, ou prévenez l'opérateur du service si cela continue.",
   tooManyMails: "Trop de demandes depuis cette adresse. Attendez {minutes} minutes et réessayez.",
+  tooManyInvites:
+    "Trop d'invitations envoyées dans la dernière heure (par vous, ou depuis cet espace de travail). Attendez {minutes} minutes et réessayez.",
   forgotTitle: "Réinitialiser votre mot de passe",
   forgotIntro:
     "Saisissez l'adresse de votre compte : un lien pour choisir un nouveau mot de passe y est envoyé (il fonctionne une fois, pendant 1 heure).",

@@ -1,8 +1,10 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite, listPendingInvites } from "../../../shared/accounts/invites.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
+import { RateLimitStoreError } from "../../../shared/rate-limits.ts";
 import { removeMember } from "../../../shared/workspaces/members.ts";
+import type { Services } from "../../services.ts";
 import { sendAccountMail } from "../account-mail.ts";
 import { inviteForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
@@ -73,6 +75,7 @@ export const memberInviteRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async
   app.post("/members/invite", async (request, reply) => {
     const membership = membershipOf(request);
     const form = parseForm(inviteForm, request.body);
+    await spendInvite(services, reply, membership.workspace_id, request.consoleSession?.account.id ?? "");
     const invite = await createInvite(db, membership.workspace_id, {
       ...form,
       invitedBy: membership.member_id,
@@ -150,5 +153,40 @@ export const memberInviteRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async
     return reply.redirect(`${workspacePath(workspace_id, "members")}?done=invite_cancelled`, 303);
   });
 };
+
+/**
+ * Spends one of the hour's invites of the inviting person and of the workspace (INVITES_PER_HOUR
+ * each), or answers 429 with Retry-After: each invite is a mail from the operator's sender.
+ */
+async function spendInvite(
+  services: Services,
+  reply: FastifyReply,
+  workspaceId: string,
+  accountId: string,
+): Promise<void> {
+  const limiter = services.inviteLimiter;
+  const keys = [
+    ["invites_workspace", workspaceId],
+    ["invites_account", accountId],
+  ] as const;
+  let decisions: Awaited<ReturnType<typeof limiter.consume>>[];
+  try {
+    decisions = await Promise.all(keys.map(([bucket, key]) => limiter.consume(bucket, key)));
+  } catch (error) {
+    if (error instanceof RateLimitStoreError) throw new PageError(503, "serverError");
+    throw error;
+  }
+  const refused = decisions.filter((decision) => !decision.allowed);
+  if (refused.length === 0) return;
+  // A refused invite sends nothing: the other count gets its point back.
+  await Promise.all(
+    keys
+      .filter((_key, index) => decisions[index]?.allowed)
+      .map(([bucket, key]) => limiter.refund(bucket, key)),
+  ).catch(() => {});
+  const seconds = Math.max(...refused.map((decision) => decision.resetSeconds));
+  reply.header("retry-after", String(seconds));
+  throw new PageError(429, "tooManyInvites", { minutes: Math.ceil(seconds / 60) });
+}
 
 export default memberRoutes;

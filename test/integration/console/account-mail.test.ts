@@ -225,7 +225,8 @@ describe("invites by mail", () => {
     expect(byAdmin.json()).toMatchObject({ email: "first@mail-agency.test", mailed: true });
     expect(byAdmin.body).not.toContain("/app/invite/");
     const firstMail = await sink.next("first@mail-agency.test");
-    expect(firstMail.subject).toBe("Join Mail agency on Lead discovery");
+    expect(firstMail.subject).toBe("You are invited to a workspace on Lead discovery");
+    expect(firstMail.text).toContain("Mail agency");
     const firstLink = linkIn(firstMail, `${PUBLIC_URL}/app/invite/`);
     expectBothBodies(firstMail, firstLink);
     const first = new ConsoleBrowser(harness.app);

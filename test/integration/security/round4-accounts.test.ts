@@ -2,7 +2,8 @@
  * The account findings of the round-4 outside review (issue 31) over real HTTP against the
  * listening app, which trusts one proxy hop (TRUST_PROXY_HOPS=1) so that X-Forwarded-For stands
  * for the many client addresses an attacker has: IPv6 counted by /64 and a per-account failure
- * budget that slows and mails the owner (item 1).
+ * budget that slows and mails the owner (item 1); invites counted per member and per workspace,
+ * one pending per address, nothing a member typed in a Subject (item 2).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, type SiblingApp, startSiblingApp } from "../../support/app.ts";
@@ -28,6 +29,7 @@ beforeAll(async () => {
     PASSWORD_FAILURES_PER_ACCOUNT: "8",
     PASSWORD_SLOW_DOWN_MS: String(SLOW_DOWN_MS),
     ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: "3",
+    INVITES_PER_HOUR: "3",
   });
   setUp = await startSiblingApp(t.database.db);
 });
@@ -101,5 +103,71 @@ describe("item 1: per-address limits count an IPv6 client by its /64; each accou
     expect((await signInFrom("192.0.2.77", owner, PASSWORD)).status).toBe(303);
     // Told once per window, not once per failure.
     expect(sink.mails.filter((received) => received.to.includes(owner))).toHaveLength(1);
+  });
+});
+
+describe("item 2: invites are no mail relay", () => {
+  /** A member signed in on the mail-sending app (joined through the operator's link on the other). */
+  async function memberOf(workspaceId: string, email: string): Promise<HttpConsoleBrowser> {
+    const joined = await signedUpMember(setUp.app, workspaceId, email);
+    const browser = new HttpConsoleBrowser(t.baseUrl, { forwardedFor: "192.0.2.200" });
+    for (const [name, value] of joined.cookies) browser.cookies.set(name, value);
+    return browser;
+  }
+  const invite = (member: HttpConsoleBrowser, workspaceId: string, email: string) =>
+    member.submit(`/app/w/${workspaceId}/members`, `/app/w/${workspaceId}/members/invite`, {
+      email,
+      name: "",
+    });
+
+  it("INVITES_PER_HOUR per workspace; the Subject says nothing the member typed; one pending invite per address", async () => {
+    const ws = await createWorkspace(setUp.app, { name: "WIN 5000 USD http://prize.example now" });
+    const member = await memberOf(ws.workspaceId, "relay@spam-agency.test");
+    const statuses: number[] = [];
+    for (let index = 1; index <= 5; index += 1) {
+      statuses.push((await invite(member, ws.workspaceId, `target${index}@victims.test`)).status);
+    }
+    expect(statuses).toEqual([303, 303, 303, 429, 429]);
+    const mail = await sink.next("target1@victims.test");
+    expect(mail.subject).toBe("You are invited to a workspace on Lead discovery");
+    expect(mail.subject).not.toContain("WIN");
+    expect(
+      sink.mails.filter((received) => received.to.some((to) => to.endsWith("@victims.test"))),
+    ).toHaveLength(3);
+
+    // The limit page is in the member's words, and says how long to wait.
+    const refused = await invite(member, ws.workspaceId, "target9@victims.test");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.body).toContain("Too many invites");
+
+    // The same address again while its invite is pending: refused, no second mail.
+    const other = await createWorkspace(setUp.app, { name: "Second agency" });
+    const second = await memberOf(other.workspaceId, "second@spam-agency.test");
+    expect((await invite(second, other.workspaceId, "again@victims.test")).status).toBe(303);
+    expect((await invite(second, other.workspaceId, "Again@Victims.test")).status).toBe(400);
+    await sink.next("again@victims.test");
+    expect(sink.mails.filter((received) => received.to.includes("again@victims.test"))).toHaveLength(1);
+  });
+
+  it("a member's invites count across every workspace they belong to", async () => {
+    const first = await createWorkspace(setUp.app, { name: "First of many" });
+    const member = await memberOf(first.workspaceId, "hopper@spam-agency.test");
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const ws = await createWorkspace(setUp.app, { name: `Hop ${index}` });
+      // The same person is a member of each workspace (set up in SQL: one account, many memberships).
+      const account = await t.database.db
+        .selectFrom("accounts")
+        .select("id")
+        .where("email", "=", "hopper@spam-agency.test")
+        .executeTakeFirstOrThrow();
+      await t.database.db
+        .insertInto("members")
+        .values({ workspace_id: ws.workspaceId, email: "hopper@spam-agency.test", account_id: account.id })
+        .execute();
+      statuses.push((await invite(member, ws.workspaceId, `hop${index}@victims.test`)).status);
+    }
+    expect(statuses).toEqual([303, 303, 303, 429]);
   });
 });
