@@ -149,6 +149,11 @@ export async function createServices(
     searchPerMinute: config.rateLimits.searchPerMinute,
     ...limiterStore,
   });
+  const consoleRateLimiter = createRateLimiter({
+    ...config.consoleRateLimits,
+    ...limiterStore,
+    keyPrefix: `${limiterStore.keyPrefix ?? "rl"}:console`,
+  });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
   const inviteLimiter = createLimiter<"invites_account" | "invites_workspace">(
@@ -206,6 +211,7 @@ export async function createServices(
     keyUsage,
     bearerVerifiers: [createApiKeyVerifier(db, keyUsage), createOAuthAccessTokenVerifier(db)],
     rateLimiter,
+    consoleRateLimiter,
     addressLimiter,
     costGuard,
     runOAuthCleanup,

@@ -126,6 +126,8 @@ const configSchema = z.object({
     .default("bull"),
   RATE_LIMIT_READ_PER_MIN: positiveInt(30),
   RATE_LIMIT_SEARCH_PER_MIN: positiveInt(5),
+  RATE_LIMIT_CONSOLE_READ_PER_MIN: positiveInt(300),
+  RATE_LIMIT_CONSOLE_SEARCH_PER_MIN: positiveInt(20),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   RATE_LIMIT_OAUTH_REGISTER_PER_MIN: positiveInt(10),
   RATE_LIMIT_OAUTH_PER_MIN: positiveInt(60),
@@ -266,6 +268,11 @@ export interface Config {
   };
   queuePrefix: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
+  /**
+   * The console's own per-minute buckets, per member (lead pages, drafts, marks; searches): a
+   * person's clicks are counted apart from the API keys' and OAuth tokens' limits.
+   */
+  consoleRateLimits: { readPerMinute: number; searchPerMinute: number };
   /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client address. */
   trustProxyHops: number;
   /** Per client address, for the unauthenticated endpoints. */
@@ -426,6 +433,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     queuePrefix: e.QUEUE_PREFIX,
     rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    consoleRateLimits: {
+      readPerMinute: e.RATE_LIMIT_CONSOLE_READ_PER_MIN,
+      searchPerMinute: e.RATE_LIMIT_CONSOLE_SEARCH_PER_MIN,
+    },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     addressLimits: {
       oauthRegisterPerMinute: e.RATE_LIMIT_OAUTH_REGISTER_PER_MIN,

@@ -49,6 +49,10 @@ function pageErrorOf(error: unknown, request: FastifyRequest): PageError {
   if (apiError.status >= 500) return new PageError(apiError.status, "serverError");
   if (apiError.status === 404) return new PageError(404, known ?? "notFound");
   if (apiError.code === "insufficient_credits") return new PageError(402, "insufficientCredits");
+  // The console's own per-minute budget (or an hourly cost limit): how long to wait, in words.
+  if (apiError.code === "rate_limited" && !known) {
+    return new PageError(429, "consoleRateLimited", { seconds: retryWait(apiError).seconds });
+  }
   if (known) {
     const wait = apiError.code === "rate_limited" ? { minutes: retryWait(apiError).minutes } : undefined;
     return new PageError(apiError.status, known, wait);
@@ -71,6 +75,10 @@ export default fp<{ db: Db }>(
 
     app.setErrorHandler(async (error, request, reply) => {
       const pageError = pageErrorOf(error, request);
+      if (pageError.status === 429 && !reply.hasHeader("retry-after")) {
+        const retryAfter = toApiError(error, request).headers["Retry-After"];
+        if (retryAfter) reply.header("retry-after", retryAfter);
+      }
       const message = (context: PageContext) => context.t.t(pageError.key, pageError.values);
       return reply
         .render((context) => errorPage(context, message(context)), pageError.status)

@@ -75,6 +75,8 @@ export interface OperationServices {
   config: { searchCheckBudgetMs: number; searchMatchGraceMs: number };
   db: Db;
   rateLimiter: RateLimiter;
+  /** Console members' own per-minute budget (a person's clicks are not a script's calls). */
+  consoleRateLimiter: RateLimiter;
   costGuard: CostGuard;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor;
@@ -177,7 +179,9 @@ export async function invoke<Input extends z.ZodObject, Output extends z.ZodType
   caller: Caller,
   input: z.input<Input>,
 ): Promise<z.output<Output>> {
-  const admission = await admit(operation, caller.principal, caller.services.rateLimiter);
+  const { principal, services } = caller;
+  const limiter = principal.kind === "console_member" ? services.consoleRateLimiter : services.rateLimiter;
+  const admission = await admit(operation, principal, limiter);
   return perform(operation, caller, admission, input);
 }
 

@@ -78,5 +78,7 @@ export const enLeads = {
   flashGone: "This result was already shown. A new key or link is shown only once.",
   insufficientCreditsSearch:
     "Not enough credits for the new leads of this search: nothing was saved or charged. Lower the number of leads or buy credits.",
+  consoleRateLimited:
+    "You are going faster than the console allows in a minute. Wait {seconds} seconds, then reload this page: nothing was lost.",
   tooManyRequests: "Too many requests in a minute. Wait a moment and try again.",
 } as const;

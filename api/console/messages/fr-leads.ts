@@ -78,5 +78,7 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   flashGone: "Ce résultat a déjà été affiché. Une nouvelle clé ou un nouveau lien ne s'affiche qu'une fois.",
   insufficientCreditsSearch:
     "Pas assez de crédits pour les nouveaux prospects de cette recherche : rien n'a été enregistré ni facturé. Réduisez le nombre de prospects ou achetez des crédits.",
+  consoleRateLimited:
+    "Vous allez plus vite que la console ne le permet en une minute. Attendez {seconds} secondes, puis rechargez cette page : rien n'est perdu.",
   tooManyRequests: "Trop de requêtes en une minute. Patientez un instant et réessayez.",
 };
