@@ -148,11 +148,23 @@ export function createLimiter<Bucket extends string>(
 ): Limiter<Bucket> {
   const prefix = store.keyPrefix ?? "rl";
   const limiters = new Map<Bucket, RateLimiterMemory | RateLimiterRedis>();
+  const insurances = new Map<Bucket, RateLimiterMemory>();
+  /**
+   * Each count Redis answers is copied into this node's fallback count of the same window, so
+   * that if Redis stops answering, the fallback goes on from where the window was (a fresh
+   * count per node would hand every client a new budget for the outage). Best effort.
+   */
+  const mirror = (bucket: Bucket, key: string, state: RateLimiterRes | null) => {
+    const insurance = insurances.get(bucket);
+    if (!insurance || !state || state.msBeforeNext <= 0) return;
+    insurance.set(key, state.consumedPoints, Math.max(1, Math.ceil(state.msBeforeNext / 1000))).catch(() => {});
+  };
   for (const bucket of Object.keys(limits) as Bucket[]) {
     const { points, windowSeconds } = limits[bucket];
     const settings = { points, duration: windowSeconds, keyPrefix: `${prefix}:${bucket}` };
     // While Redis is unreachable (not "ready", or a command that failed), each check is answered
     // by this node's own count of the same window: limits are then per node, never a 503.
+    const insurance = new FallbackMemoryLimiter(settings, () => store.fallback?.answeredInMemory());
     limiters.set(
       bucket,
       store.redis
@@ -160,10 +172,11 @@ export function createLimiter<Bucket extends string>(
             ...settings,
             storeClient: store.redis,
             rejectIfRedisNotReady: true,
-            insuranceLimiter: new FallbackMemoryLimiter(settings, () => store.fallback?.answeredInMemory()),
+            insuranceLimiter: insurance,
           })
         : new RateLimiterMemory(settings),
     );
+    if (store.redis) insurances.set(bucket, insurance);
   }
   const limiterOf = (bucket: Bucket) => {
     const limiter = limiters.get(bucket);
@@ -183,7 +196,7 @@ export function createLimiter<Bucket extends string>(
     },
     async refund(bucket, key) {
       try {
-        await limiterOf(bucket).reward(key, 1);
+        mirror(bucket, key, await limiterOf(bucket).reward(key, 1));
       } catch (error) {
         throw new RateLimitStoreError("rate-limit store unavailable", { cause: error });
       }
@@ -193,6 +206,7 @@ export function createLimiter<Bucket extends string>(
       const limit = limits[bucket].points;
       try {
         const result = await limiter.consume(key);
+        mirror(bucket, key, result);
         return {
           allowed: true,
           limit,
@@ -201,6 +215,7 @@ export function createLimiter<Bucket extends string>(
         };
       } catch (error) {
         if (error instanceof RateLimiterRes) {
+          mirror(bucket, key, error);
           return { allowed: false, limit, remaining: 0, resetSeconds: Math.ceil(error.msBeforeNext / 1000) };
         }
         throw new RateLimitStoreError("rate-limit store unavailable", { cause: error });
