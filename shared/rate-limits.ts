@@ -157,7 +157,9 @@ export function createLimiter<Bucket extends string>(
   const mirror = (bucket: Bucket, key: string, state: RateLimiterRes | null) => {
     const insurance = insurances.get(bucket);
     if (!insurance || !state || state.msBeforeNext <= 0) return;
-    insurance.set(key, state.consumedPoints, Math.max(1, Math.ceil(state.msBeforeNext / 1000))).catch(() => {});
+    insurance
+      .set(key, state.consumedPoints, Math.max(1, Math.ceil(state.msBeforeNext / 1000)))
+      .catch(() => {});
   };
   for (const bucket of Object.keys(limits) as Bucket[]) {
     const { points, windowSeconds } = limits[bucket];
