@@ -10,6 +10,8 @@ a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, summary:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 .inline-form { display: inline; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+label.check { display: flex; gap: .5rem; align-items: flex-start; font-weight: 400; }
+#latest-body { background: #f8fafc; border: 1px solid #d5dbe5; border-radius: 6px; padding: .75rem; }
 .skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem 1rem; }
 .skip:focus { left: 0; z-index: 10; }
 header.top { background: #fff; border-bottom: 1px solid var(--line); }

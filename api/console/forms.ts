@@ -55,9 +55,17 @@ export const settingsForm = z.object({
 });
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
-export const draftForm = z.object({ locale: language.optional() });
+export const draftForm = z.object({ locale: language.optional(), confirm: z.literal("on").optional() });
 /** Buy: the pack's credits (the operation checks that such a pack is on sale). */
 export const checkoutForm = z.object({ pack: z.coerce.number().int().min(1).max(1_000_000) });
+/** The leads list's bulk draft: the ticked leads (one or many), one draft each. */
+export const bulkDraftForm = z.object({
+  locale: language.optional(),
+  lead_id: z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .pipe(z.array(z.guid()).min(1).max(25)),
+});
 export const markForm = z.object({ status: z.enum(["sent", "skipped"]) });
 /** A checkbox: present ("on") when ticked, absent otherwise. */
 const checkbox = z

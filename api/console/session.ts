@@ -49,11 +49,19 @@ export default fp<{ db: Db; secureCookies: boolean }>(
     const cookieFlags = `Path=/; HttpOnly; SameSite=Lax${secureCookies ? "; Secure" : ""}`;
 
     app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: "string" }, (_request, body, done) => {
-      const form = Object.fromEntries(
-        new URLSearchParams(typeof body === "string" ? body : body.toString("utf8")),
-      );
+      // A field sent more than once (the leads list's ticked boxes) is the list of its values.
+      const form: Record<string, string | string[]> = {};
+      for (const [name, value] of new URLSearchParams(
+        typeof body === "string" ? body : body.toString("utf8"),
+      )) {
+        const earlier = form[name];
+        form[name] =
+          earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+      }
       // What PostgreSQL cannot store is refused here, naming the field, rather than failing as a 500.
-      const unstorable = Object.entries(form).find(([, value]) => !isStorableText(value));
+      const unstorable = Object.entries(form).find(([, value]) =>
+        (Array.isArray(value) ? value : [value]).some((text) => !isStorableText(text)),
+      );
       if (unstorable) {
         done(
           new PageError(400, "invalidInput", { detail: `${unstorable[0]}: a NUL or an unpaired surrogate` }),

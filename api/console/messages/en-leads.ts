@@ -81,4 +81,29 @@ export const enLeads = {
   consoleRateLimited:
     "You are going faster than the console allows in a minute. Wait {seconds} seconds, then reload this page: nothing was lost.",
   tooManyRequests: "Too many requests in a minute. Wait a moment and try again.",
+  // The lead page, built around sending (issue 30)
+  latestDraft: "Latest draft",
+  openInMailApp: "Open in my mail app, to {email}",
+  copyBody: "Copy the email",
+  copySubject: "Copy the subject",
+  noAddressToSend: "No email address is known for this business: copy the draft to send it another way.",
+  draftWarningTitle: "Before you draft this lead:",
+  warnNoAddress:
+    "No email address is known for this business: you will have no address to send the draft to.",
+  warnUndeliverable:
+    "The address {email} cannot receive mail (its domain takes no mail): a draft sent there bounces.",
+  draftAnyway: "I understand: draft it anyway (1 credit)",
+  earlierDrafts: "Earlier drafts",
+  // Drafting several leads from the list
+  select: "Select",
+  selectLead: "Select {name}",
+  draftSelected: "Draft the selected leads",
+  draftSelectedHelp:
+    "One draft per ticked lead, 1 credit each, one after the other; it stops at the first lead the balance cannot pay for.",
+  noLeadSelected: "Tick at least one lead (at most 25) to draft.",
+  bulkLineDrafted: "draft written (1 credit)",
+  bulkLineNotReached: "not drafted: the credits ran out before it",
+  bulkDrafted: "{count} of {total} leads drafted.",
+  bulkStopped:
+    "Stopped: not enough credits (or too many requests) for the next one. Nothing more was charged.",
 } as const;

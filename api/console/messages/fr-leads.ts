@@ -81,4 +81,28 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   consoleRateLimited:
     "Vous allez plus vite que la console ne le permet en une minute. Attendez {seconds} secondes, puis rechargez cette page : rien n'est perdu.",
   tooManyRequests: "Trop de requêtes en une minute. Patientez un instant et réessayez.",
+  latestDraft: "Dernier brouillon",
+  openInMailApp: "Ouvrir dans ma messagerie, pour {email}",
+  copyBody: "Copier le courriel",
+  copySubject: "Copier l'objet",
+  noAddressToSend:
+    "Aucune adresse courriel n'est connue pour cette entreprise : copiez le brouillon pour l'envoyer autrement.",
+  draftWarningTitle: "Avant de rédiger pour ce prospect :",
+  warnNoAddress:
+    "Aucune adresse courriel n'est connue pour cette entreprise : vous n'aurez pas d'adresse où envoyer le brouillon.",
+  warnUndeliverable:
+    "L'adresse {email} ne peut pas recevoir de courriel (son domaine n'en accepte pas) : un envoi y serait refusé.",
+  draftAnyway: "J'ai compris : rédiger quand même (1 crédit)",
+  earlierDrafts: "Brouillons précédents",
+  select: "Choisir",
+  selectLead: "Choisir {name}",
+  draftSelected: "Rédiger pour les prospects choisis",
+  draftSelectedHelp:
+    "Un brouillon par prospect coché, 1 crédit chacun, l'un après l'autre ; l'envoi s'arrête au premier prospect que le solde ne peut pas payer.",
+  noLeadSelected: "Cochez au moins un prospect (25 au plus) pour rédiger.",
+  bulkLineDrafted: "brouillon rédigé (1 crédit)",
+  bulkLineNotReached: "non rédigé : les crédits étaient épuisés avant lui",
+  bulkDrafted: "{count} prospects rédigés sur {total}.",
+  bulkStopped:
+    "Arrêt : pas assez de crédits (ou trop de requêtes) pour le suivant. Rien de plus n'a été facturé.",
 };

@@ -18,12 +18,12 @@ import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import { draftForm, markForm, parseForm } from "../forms.ts";
+import { bulkDraftForm, draftForm, markForm, parseForm } from "../forms.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
-import { leadPage, leadsPage } from "../views/leads.ts";
+import { type BulkDraftLine, leadPage, leadsPage } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
 
 /** Why a draft was refused, in the member's words (the API's messages are English). */
@@ -34,6 +34,9 @@ const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
   rate_limited: "tooManyRequests",
   lead_not_unlocked: "draftRefusedContact",
 };
+
+/** The message keys a refusal can be worded with, as a set (bulk lines carry the key until rendered). */
+const DRAFT_REFUSAL_WORDS = Object.fromEntries(Object.values(DRAFT_REFUSALS).map((key) => [key, true]));
 
 const listQuery = z
   .object({
@@ -58,6 +61,7 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
   app.get("/leads", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     const { cursor: raw, status, sort, page: pageNumber = 1 } = listQuery.parse(request.query);
+    const workspace = await requireWorkspace(db, workspace_id);
     if (sort === "score") {
       const ranked = await listLeadsByScore(db, workspace_id, { limit: 25, page: pageNumber, status });
       return reply.render((context) =>
@@ -68,6 +72,7 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
           paged: pageNumber > 1,
           status,
           byScore: { page: pageNumber, hasNext: ranked.hasNext },
+          language: workspace.language,
         }),
       );
     }
@@ -81,8 +86,85 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
         nextCursor: page.next_cursor,
         paged: after !== null,
         status,
+        language: workspace.language,
       }),
     );
+  });
+
+  // Drafts the ticked leads, one after the other, each one call of the draft operation (its
+  // bucket, its hourly limit, its 1 credit); stops at the first refusal of credit (or of rate).
+  app.post("/leads/draft", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const form = bulkDraftForm.safeParse(request.body);
+    const workspace = await requireWorkspace(db, workspace_id);
+    const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after: null });
+    if (!form.success) {
+      return reply.render(
+        (context) =>
+          leadsPage(context, {
+            workspaceId: workspace_id,
+            leads: page.leads,
+            nextCursor: page.next_cursor,
+            paged: false,
+            status: undefined,
+            language: workspace.language,
+            error: context.t.t("noLeadSelected"),
+          }),
+        400,
+      );
+    }
+    const { locale, lead_id: leadIds } = form.data;
+    const names = new Map(page.leads.map((lead) => [lead.id, lead.name]));
+    const lines: BulkDraftLine[] = [];
+    let drafted = 0;
+    let stoppedBy: string | null = null;
+    for (const leadId of leadIds) {
+      const name = names.get(leadId) ?? leadId;
+      if (stoppedBy !== null) {
+        lines.push({ name, outcome: "not_reached" });
+        continue;
+      }
+      try {
+        await invoke(draftOperation, callerOf(request, services), { lead_id: leadId, locale });
+        drafted += 1;
+        lines.push({ name, outcome: "drafted" });
+      } catch (error) {
+        if (!(error instanceof ApiError) || (error.status >= 500 && error.code !== "generation_failed"))
+          throw error;
+        const key = DRAFT_REFUSALS[error.code];
+        if (error.code === "insufficient_credits" || error.code === "rate_limited") {
+          stoppedBy = error.code;
+          lines.push({ name, outcome: "stopped", ...(key ? { reason: key } : {}) });
+        } else {
+          lines.push({ name, outcome: "skipped", ...(key ? { reason: key } : { reason: error.message }) });
+        }
+      }
+    }
+    return reply.render((context) => {
+      const t = context.t;
+      const bulk = lines.map((line) => ({
+        ...line,
+        reason:
+          line.outcome === "drafted"
+            ? t.t("bulkLineDrafted")
+            : line.outcome === "not_reached"
+              ? t.t("bulkLineNotReached")
+              : line.reason !== undefined && line.reason in DRAFT_REFUSAL_WORDS
+                ? t.t(line.reason as MessageKey)
+                : (line.reason ?? ""),
+      }));
+      const summary = t.t("bulkDrafted", { count: drafted, total: leadIds.length });
+      return leadsPage(context, {
+        workspaceId: workspace_id,
+        leads: page.leads,
+        nextCursor: page.next_cursor,
+        paged: false,
+        status: undefined,
+        language: workspace.language,
+        bulk,
+        ...(stoppedBy === null ? { info: summary } : { error: `${summary} ${t.t("bulkStopped")}` }),
+      });
+    });
   });
 
   app.post("/leads/:leadId/mark", async (request, reply) => {

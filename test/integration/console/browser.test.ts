@@ -405,13 +405,18 @@ describe("the console in Chromium", () => {
     await page.getByRole("link", { name: "Plomberie Tremblay" }).click();
     expect(await page.content()).toContain("© 2014 Plomberie Tremblay");
     await page.getByLabel("Draft language").selectOption("fr");
+    // No address is known for this lead: the page warns, and drafting asks to be confirmed.
+    expect(await page.locator("#draft-warnings").textContent()).toContain("No email address is known");
+    await page.getByLabel(/draft it anyway/).check();
     await page.getByRole("button", { name: /Write a draft/ }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Draft written: 1 credit spent.");
     await reloadRepeatsNothing(page);
-    expect(await page.locator("article").count()).toBe(1);
+    // One draft: the latest, on top; no earlier ones.
+    expect(await page.locator("#latest-body").count()).toBe(1);
+    expect(await page.locator("article").count()).toBe(0);
     expect(await count("drafts")).toBe(1);
     expect(await balance()).toBe(before - 1);
-    expect(await page.locator("article pre").textContent()).toContain("Camille Martin");
+    expect(await page.locator("#latest-body").textContent()).toContain("Camille Martin");
     await checkPage(page, "lead");
 
     await page.getByRole("link", { name: "Credits" }).click();
@@ -477,7 +482,9 @@ describe("the console in Chromium", () => {
     const evidence = await page.locator("dl.facts.small").textContent();
     expect(evidence).toContain("aucune balise <meta name=viewport>");
     expect(evidence).toContain("tableau de mise en page à largeur fixe : <table width=900>");
-    expect(await page.locator("article .muted").textContent()).toMatch(/Français · Faits utilisés ?: \S/);
+    expect(await page.locator('section[aria-labelledby="latest-draft-title"] .muted').textContent()).toMatch(
+      /Français · Faits utilisés ?: \S/,
+    );
 
     // A French search: the results page too.
     await page.goto(`${w}/search`);
