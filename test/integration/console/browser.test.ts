@@ -482,9 +482,9 @@ describe("the console in Chromium", () => {
     const evidence = await page.locator("dl.facts.small").textContent();
     expect(evidence).toContain("aucune balise <meta name=viewport>");
     expect(evidence).toContain("tableau de mise en page à largeur fixe : <table width=900>");
-    expect(await page.locator('section[aria-labelledby="latest-draft-title"] .muted').textContent()).toMatch(
-      /Français · Faits utilisés ?: \S/,
-    );
+    expect(
+      await page.locator('section[aria-labelledby="latest-draft-title"] .muted').first().textContent(),
+    ).toMatch(/Français · Faits utilisés ?: \S/);
 
     // A French search: the results page too.
     await page.goto(`${w}/search`);
