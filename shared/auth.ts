@@ -12,7 +12,12 @@ export interface Principal {
    */
   rateLimitId: string;
   kind: "api_key" | "oauth_token" | "console_member";
+  /** The key or grant whose spending caps a charge counts against; absent for console members (not capped). */
+  spender?: Spender;
 }
+
+/** An API key or an OAuth grant: what may carry spending caps. */
+export type Spender = { kind: "api_key"; id: string } | { kind: "oauth_grant"; id: string };
 
 /**
  * One way of turning a bearer token into a principal. The API tries each verifier that

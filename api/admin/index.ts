@@ -3,6 +3,7 @@ import { z } from "zod";
 import { listActiveMembers } from "../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite } from "../../shared/accounts/invites.ts";
 import { createPasswordReset } from "../../shared/accounts/password-resets.ts";
+import { MAX_CREDIT_CAP, readSpendingByKey } from "../../shared/credits/caps.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../shared/credits/ledger.ts";
 import type { Workspace } from "../../shared/db/schema.ts";
 import { ApiError } from "../../shared/errors.ts";
@@ -15,7 +16,7 @@ import {
   removeSuppression,
   type SuppressionEntry,
 } from "../../shared/suppressions/suppressions.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../shared/workspaces/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey, setApiKeyCaps } from "../../shared/workspaces/api-keys.ts";
 import { addMember, removeMember } from "../../shared/workspaces/members.ts";
 import {
   createWorkspace,
@@ -36,6 +37,8 @@ const personBody = z.strictObject({
   email: z.email().max(320),
   name: z.string().trim().min(1).max(200).optional(),
 });
+/** A spending cap in credits; null: not capped. */
+const creditCap = z.number().int().min(0).max(MAX_CREDIT_CAP).nullable().optional();
 const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
 
 const workspaceJson = (workspace: Workspace) => ({
@@ -212,7 +215,18 @@ const memberRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
   );
 };
 
-/** API keys: create (the secret shown once), list, revoke. */
+/** A workspace's keys, each with what it has spent today (UTC) and in all. */
+async function listApiKeysWithSpending(db: Services["db"], workspaceId: string) {
+  const keys = await listApiKeys(db, workspaceId);
+  const spending = await readSpendingByKey(
+    db,
+    "api_key",
+    keys.map((key) => key.id),
+  );
+  return keys.map((key) => ({ ...key, ...(spending.get(key.id) ?? { spent_today: 0, spent_total: 0 }) }));
+}
+
+/** API keys: create (the secret shown once), list, revoke, set spending caps. */
 const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const { db, keyUsage } = services;
 
@@ -225,6 +239,8 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
         body: z.strictObject({
           name: z.string().trim().min(1).max(200),
           created_by: z.guid("must be a member id"),
+          daily_credit_cap: creditCap,
+          total_credit_cap: creditCap,
         }),
       },
     },
@@ -233,6 +249,8 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       const key = await createApiKey(db, request.params.id, {
         name: request.body.name,
         createdBy: request.body.created_by,
+        daily_credit_cap: request.body.daily_credit_cap ?? null,
+        total_credit_cap: request.body.total_credit_cap ?? null,
       });
       return reply.code(201).send({ ...key, created_at: key.created_at.toISOString() });
     },
@@ -241,7 +259,7 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
   app.get("/workspaces/:id/api-keys", { schema: { ...hidden, params: workspaceParams } }, async (request) => {
     await requireWorkspace(db, request.params.id);
     await keyUsage.flush();
-    const keys = await listApiKeys(db, request.params.id);
+    const keys = await listApiKeysWithSpending(db, request.params.id);
     return {
       api_keys: keys.map(({ created_by_name: _name, ...key }) => ({
         ...key,
@@ -251,6 +269,37 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
       })),
     };
   });
+
+  app.patch(
+    "/workspaces/:id/api-keys/:key_id",
+    {
+      schema: {
+        ...hidden,
+        params: keyParams,
+        body: z.strictObject({ daily_credit_cap: creditCap, total_credit_cap: creditCap }),
+      },
+    },
+    async (request) => {
+      const { id, key_id } = request.params;
+      await setApiKeyCaps(db, id, key_id, {
+        ...(request.body.daily_credit_cap === undefined
+          ? {}
+          : { daily_credit_cap: request.body.daily_credit_cap }),
+        ...(request.body.total_credit_cap === undefined
+          ? {}
+          : { total_credit_cap: request.body.total_credit_cap }),
+      });
+      const key = (await listApiKeysWithSpending(db, id)).find((listed) => listed.id === key_id);
+      if (!key) throw new ApiError("not_found", "No such API key in this workspace.");
+      const { created_by_name: _name, ...rest } = key;
+      return {
+        ...rest,
+        created_at: key.created_at.toISOString(),
+        last_used_at: iso(key.last_used_at),
+        revoked_at: iso(key.revoked_at),
+      };
+    },
+  );
 
   app.delete(
     "/workspaces/:id/api-keys/:key_id",

@@ -1,7 +1,9 @@
 import type { Transaction } from "kysely";
+import type { Spender } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { spendWithinCaps } from "./caps.ts";
 import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
 import { insertOperatorPurchase } from "./purchases.ts";
 
@@ -45,7 +47,8 @@ export async function lockWorkspaceBalance(trx: Transaction<Database>, workspace
  * set aside for drafts in flight), so a debit can never spend a credit another request holds and
  * the balance can never go below what the holds need. The workspace row is locked first (a no-op
  * when the caller already holds the lock), so the holds read below cannot change before the
- * update. Not enough means 402; the caller's transaction rolls back.
+ * update. Not enough means 402; the caller's transaction rolls back. A `spender` (the API key or
+ * OAuth grant charging) is held to its spending caps here too (402 past one) and its spend recorded.
  */
 export async function debitBalance(
   trx: Transaction<Database>,
@@ -53,12 +56,14 @@ export async function debitBalance(
   credits: number,
   describeShortfall: (available: number) => string = (available) =>
     `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance is ${available}.`,
+  spender?: Spender,
 ): Promise<number> {
   const balance = await lockWorkspaceBalance(trx, workspaceId);
   const held = await sumLiveHolds(trx, workspaceId);
   if (balance - held < credits) {
     throw new ApiError("insufficient_credits", withHeldNote(describeShortfall(balance - held), held));
   }
+  if (spender && credits > 0) await spendWithinCaps(trx, workspaceId, spender, credits);
   const row = await trx
     .updateTable("workspaces")
     .set((eb) => ({ balance: eb("balance", "-", credits) }))
@@ -112,10 +117,11 @@ export async function settleHold(
   trx: Transaction<Database>,
   hold: CreditHold,
   describeShortfall?: (available: number) => string,
+  spender?: Spender,
 ): Promise<number> {
   await lockWorkspaceBalance(trx, hold.workspaceId);
   await deleteHold(trx, hold.id);
-  return debitBalance(trx, hold.workspaceId, hold.credits, describeShortfall);
+  return debitBalance(trx, hold.workspaceId, hold.credits, describeShortfall, spender);
 }
 
 /** Gives a hold back: the work failed and nothing is charged. */
@@ -132,6 +138,7 @@ export async function chargeNewPlaces(
   trx: Transaction<Database>,
   workspaceId: string,
   placeIds: readonly string[],
+  spender?: Spender,
 ): Promise<string[]> {
   const unique = [...new Set(placeIds)];
   if (unique.length === 0) return [];
@@ -148,6 +155,7 @@ export async function chargeNewPlaces(
       charged.length,
       (balance) =>
         `The search found ${charged.length} new place${charged.length === 1 ? "" : "s"} and the balance is ${balance}. Nothing was saved or charged; buy credits or lower max_results.`,
+      spender,
     );
   }
   return charged.map((row) => row.place_id);

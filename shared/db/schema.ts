@@ -128,6 +128,19 @@ export interface ApiKeysTable {
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** Spending caps (migration 0016): credits per UTC day and in all; null: not capped. */
+  daily_credit_cap: ColumnType<number | null, number | null | undefined, number | null>;
+  total_credit_cap: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One charge made by an API key or an OAuth grant (console members spend none): what caps count. */
+export interface CreditSpendsTable {
+  id: Generated<string>;
+  workspace_id: string;
+  api_key_id: string | null;
+  grant_id: string | null;
+  credits: number;
+  spent_at: Timestamp;
 }
 
 export interface PlacesTable {
@@ -280,6 +293,9 @@ export interface OAuthGrantsTable {
   resource: string | null;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** Spending caps (migration 0016): credits per UTC day and in all; null: not capped. */
+  daily_credit_cap: ColumnType<number | null, number | null | undefined, number | null>;
+  total_credit_cap: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OAuthAuthorizationCodesTable {
@@ -318,6 +334,7 @@ export interface Database {
   credit_purchases: CreditPurchasesTable;
   credit_reversals: CreditReversalsTable;
   credit_holds: CreditHoldsTable;
+  credit_spends: CreditSpendsTable;
   site_audits: SiteAuditsTable;
   drafts: DraftsTable;
   suppressions: SuppressionsTable;

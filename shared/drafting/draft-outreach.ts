@@ -1,5 +1,7 @@
 import { contactEmailOf, readCurrentAudits } from "../audit/cache.ts";
 import type { SiteAudit } from "../audit/types.ts";
+import type { Spender } from "../auth.ts";
+import { refuseOverCap } from "../credits/caps.ts";
 import type { CreditHold } from "../credits/holds.ts";
 import { holdCredits, releaseHold, settleHold } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
@@ -14,6 +16,8 @@ import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
 import { townOf } from "./town.ts";
 
 export interface DraftOutreachDeps {
+  /** The API key or OAuth grant drafting, held to its spending caps; absent for a console member. */
+  spender?: Spender;
   db: Db;
   generator: DraftGenerator;
   /** Outcome and credits; optional (no metrics in some tests). */
@@ -98,6 +102,8 @@ async function produceDraft(
     );
   }
 
+  // A key or grant at its cap is refused before any model is asked (settling checks again).
+  if (deps.spender) await refuseOverCap(db, deps.spender, DRAFT_COST);
   const hold = await holdCredits(db, workspaceId, {
     credits: DRAFT_COST,
     purpose: "draft",
@@ -219,7 +225,7 @@ async function draftWithHold(
   }
 
   await db.transaction().execute(async (trx) => {
-    await settleHold(trx, hold, shortfall);
+    await settleHold(trx, hold, shortfall, deps.spender);
     await trx
       .insertInto("drafts")
       .values({

@@ -319,7 +319,12 @@ export async function verifyAccessToken(
 /** Who calls with this token, for /v1 and /mcp alike: rate limits count per approving member. */
 export function principalOfAccessToken(info: AccessTokenInfo): Principal {
   const rateLimitId = info.memberId ? `member:${info.memberId}` : (info.apiKeyId ?? `grant:${info.grantId}`);
-  return { workspaceId: info.workspaceId, rateLimitId, kind: "oauth_token" };
+  return {
+    workspaceId: info.workspaceId,
+    rateLimitId,
+    kind: "oauth_token",
+    spender: { kind: "oauth_grant", id: info.grantId },
+  };
 }
 
 /**

@@ -34,7 +34,13 @@ export const draftOperation = defineOperation({
   },
   async run({ principal, logger, services }, { lead_id, locale }) {
     const draft = await draftOutreach(
-      { db: services.db, generator: services.draftGenerator, metrics: services.metrics, logger },
+      {
+        db: services.db,
+        generator: services.draftGenerator,
+        metrics: services.metrics,
+        logger,
+        ...(principal.spender ? { spender: principal.spender } : {}),
+      },
       principal.workspaceId,
       lead_id,
       locale,

@@ -36,6 +36,7 @@ export const searchOperation = defineOperation({
         metrics: services.metrics,
         costGuard: services.costGuard,
         logger,
+        ...(principal.spender ? { spender: principal.spender } : {}),
       },
       principal.workspaceId,
       input,

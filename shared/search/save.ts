@@ -1,3 +1,4 @@
+import type { Spender } from "../auth.ts";
 import { chargeNewPlaces, lockWorkspaceBalance } from "../credits/ledger.ts";
 import type { Db } from "../db/database.ts";
 import { findLeadsOfPlaces, findLeadsWithPlaces, insertLeads, type SavedLead } from "../leads/leads.ts";
@@ -14,6 +15,7 @@ export async function chargeAndSaveLeads(
   db: Db,
   workspaceId: string,
   places: readonly ScannedPlace[],
+  spender?: Spender,
 ): Promise<{ leads: Map<string, SavedLead>; creditsSpent: number }> {
   if (places.length === 0) return { leads: new Map(), creditsSpent: 0 };
   // One lock order for every transaction (workspace, then places by id) so concurrent searches never deadlock.
@@ -35,7 +37,7 @@ export async function chargeAndSaveLeads(
     await lockWorkspaceBalance(trx, workspaceId);
     await upsertPlaces(trx, rows);
     // Charging comes before saving the leads; a 402 here rolls back the place rows too.
-    const charged = await chargeNewPlaces(trx, workspaceId, placeIds);
+    const charged = await chargeNewPlaces(trx, workspaceId, placeIds, spender);
     await insertLeads(trx, workspaceId, placeIds);
     return { leads: await findLeadsOfPlaces(trx, workspaceId, placeIds), creditsSpent: charged.length };
   });

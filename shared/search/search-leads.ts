@@ -6,6 +6,7 @@ import {
   readFreshAudits,
 } from "../audit/cache.ts";
 import type { SiteAudit } from "../audit/types.ts";
+import type { Spender } from "../auth.ts";
 import type { CostGuard } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
@@ -35,6 +36,8 @@ export interface SearchOutcome {
 }
 
 export interface SearchDeps {
+  /** The API key or OAuth grant searching, held to its spending caps; absent for a console member. */
+  spender?: Spender;
   db: Db;
   places: PlacesProvider | undefined;
   auditor: SiteAuditor | undefined;
@@ -165,7 +168,7 @@ async function runSearch(
   });
 
   if (scan.budgetRanOut) deps.metrics?.searchTruncatedByBudget();
-  const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches);
+  const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches, deps.spender);
   // The live check's matches carry their audit; the others show what the cache knows of their site.
   const cached = await readCurrentAudits(
     deps.db,

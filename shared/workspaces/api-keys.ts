@@ -5,7 +5,13 @@ import { ApiError } from "../errors.ts";
 import { API_KEY_PREFIX, hashSecret, looksLikeApiKey, newSecret } from "../secrets.ts";
 import { findActiveMember } from "./members.ts";
 
-export interface ApiKeyListing {
+/** A key's spending caps (credits per UTC day and in all); null: not capped. See shared/credits/caps.ts. */
+interface SpendingCaps {
+  daily_credit_cap: number | null;
+  total_credit_cap: number | null;
+}
+
+export interface ApiKeyListing extends SpendingCaps {
   id: string;
   name: string;
   /** The key's first 8 characters (`ldk_` and 4 more), kept in clear to tell keys apart. */
@@ -22,8 +28,8 @@ export interface ApiKeyListing {
 export async function createApiKey(
   db: Db,
   workspaceId: string,
-  input: { name: string; createdBy: string },
-): Promise<{ id: string; name: string; key: string; created_by: string; created_at: Date }> {
+  input: { name: string; createdBy: string } & Partial<SpendingCaps>,
+): Promise<{ id: string; name: string; key: string; created_by: string; created_at: Date } & SpendingCaps> {
   const member = await findActiveMember(db, workspaceId, input.createdBy);
   if (!member) throw new ApiError("invalid_request", "created_by: not an active member of this workspace.");
   const key = newSecret(API_KEY_PREFIX);
@@ -35,8 +41,10 @@ export async function createApiKey(
       key_hash: hashSecret(key),
       key_prefix: key.slice(0, 8),
       created_by: member.id,
+      daily_credit_cap: input.daily_credit_cap ?? null,
+      total_credit_cap: input.total_credit_cap ?? null,
     })
-    .returning(["id", "name", "created_by", "created_at"])
+    .returning(["id", "name", "created_by", "created_at", "daily_credit_cap", "total_credit_cap"])
     .executeTakeFirstOrThrow();
   return { ...row, key };
 }
@@ -56,11 +64,34 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyLi
       "api_keys.created_at",
       "api_keys.last_used_at",
       "api_keys.revoked_at",
+      "api_keys.daily_credit_cap",
+      "api_keys.total_credit_cap",
     ])
     .where("api_keys.workspace_id", "=", workspaceId)
     .orderBy("api_keys.created_at")
     .orderBy("api_keys.id")
     .execute();
+}
+
+/** Sets a key's spending caps: a field left out is kept, null clears it. Revoked keys too (harmless). */
+export async function setApiKeyCaps(
+  db: Db,
+  workspaceId: string,
+  keyId: string,
+  caps: Partial<SpendingCaps>,
+): Promise<void> {
+  const set: Partial<SpendingCaps> = {};
+  if (caps.daily_credit_cap !== undefined) set.daily_credit_cap = caps.daily_credit_cap;
+  if (caps.total_credit_cap !== undefined) set.total_credit_cap = caps.total_credit_cap;
+  const found = await db
+    .selectFrom("api_keys")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", keyId)
+    .executeTakeFirst();
+  if (!found) throw new ApiError("not_found", "No such API key in this workspace.");
+  if (Object.keys(set).length === 0) return;
+  await db.updateTable("api_keys").set(set).where("id", "=", keyId).execute();
 }
 
 export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
@@ -122,7 +153,12 @@ export function createApiKeyVerifier(db: Db, usage: KeyUsageRecorder): BearerVer
       const key = await findActiveApiKey(db, token);
       if (!key) return null;
       usage.record(key.id);
-      return { workspaceId: key.workspace_id, rateLimitId: key.id, kind: "api_key" };
+      return {
+        workspaceId: key.workspace_id,
+        rateLimitId: key.id,
+        kind: "api_key",
+        spender: { kind: "api_key", id: key.id },
+      };
     },
   };
 }

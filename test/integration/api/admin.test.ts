@@ -163,6 +163,8 @@ describe("API keys", () => {
       key: expect.stringMatching(/^ldk_[A-Za-z0-9_-]{43,}$/),
       created_by: member.id,
       created_at: expect.stringMatching(ISO_MS),
+      daily_credit_cap: null,
+      total_credit_cap: null,
     });
 
     const list = await adminRequest(t.app, "GET", `/admin/workspaces/${ws.id}/api-keys`);

@@ -1,0 +1,129 @@
+import type { Transaction } from "kysely";
+import type { Spender } from "../auth.ts";
+import type { Db } from "../db/database.ts";
+import type { Database } from "../db/schema.ts";
+import { ApiError } from "../errors.ts";
+
+/** The most a cap may be set to (the most credits one purchase can add is 100,000). */
+export const MAX_CREDIT_CAP = 10_000_000;
+
+/** What a key or grant may spend (null: not capped) and has spent, today (UTC) and in all. */
+export interface SpendingCaps {
+  daily_credit_cap: number | null;
+  total_credit_cap: number | null;
+}
+export interface Spending {
+  spent_today: number;
+  spent_total: number;
+}
+
+/** Midnight UTC of `now`'s day: daily caps count from it and reset at the next one. */
+export function startOfUtcDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+const DAY_MS = 86_400_000;
+
+function columnOf(spender: Spender): "api_key_id" | "grant_id" {
+  return spender.kind === "api_key" ? "api_key_id" : "grant_id";
+}
+
+export async function readCaps(
+  db: Db | Transaction<Database>,
+  spender: Spender,
+): Promise<SpendingCaps | null> {
+  const table = spender.kind === "api_key" ? "api_keys" : "oauth_grants";
+  const row = await db
+    .selectFrom(table)
+    .select(["daily_credit_cap", "total_credit_cap"])
+    .where("id", "=", spender.id)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function readSpending(
+  db: Db | Transaction<Database>,
+  spender: Spender,
+  now: Date = new Date(),
+): Promise<Spending> {
+  const dayStart = startOfUtcDay(now);
+  const row = await db
+    .selectFrom("credit_spends")
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>("credits"), eb.lit(0)).as("spent_total"),
+      eb.fn
+        .coalesce(
+          eb.fn.sum<number>(eb.case().when("spent_at", ">=", dayStart).then(eb.ref("credits")).else(0).end()),
+          eb.lit(0),
+        )
+        .as("spent_today"),
+    ])
+    .where(columnOf(spender), "=", spender.id)
+    .executeTakeFirstOrThrow();
+  return { spent_today: Number(row.spent_today), spent_total: Number(row.spent_total) };
+}
+
+/** What each of a workspace's keys (or grants) has spent, by id. */
+export async function readSpendingByKey(
+  db: Db,
+  kind: Spender["kind"],
+  ids: readonly string[],
+  now: Date = new Date(),
+): Promise<Map<string, Spending>> {
+  const spending = new Map<string, Spending>();
+  for (const id of ids) spending.set(id, await readSpending(db, { kind, id } as Spender, now));
+  return spending;
+}
+
+/**
+ * Refuses (402) a charge of `credits` that would take the key or grant past one of its caps, then
+ * records the spend. Runs in the charge's transaction, which holds the workspace lock: charges of
+ * one workspace are applied one at a time, so two cannot pass a cap together.
+ */
+export async function spendWithinCaps(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  spender: Spender,
+  credits: number,
+  now: Date = new Date(),
+): Promise<void> {
+  await refuseOverCap(trx, spender, credits, now);
+  await trx
+    .insertInto("credit_spends")
+    .values({
+      workspace_id: workspaceId,
+      api_key_id: spender.kind === "api_key" ? spender.id : null,
+      grant_id: spender.kind === "oauth_grant" ? spender.id : null,
+      credits,
+      spent_at: now,
+    })
+    .execute();
+}
+
+/** 402 when `credits` more would take the key or grant past a cap (names the cap and its reset). */
+export async function refuseOverCap(
+  db: Db | Transaction<Database>,
+  spender: Spender,
+  credits: number,
+  now: Date = new Date(),
+): Promise<void> {
+  const caps = await readCaps(db, spender);
+  if (caps && (caps.daily_credit_cap !== null || caps.total_credit_cap !== null)) {
+    const spent = await readSpending(db, spender, now);
+    const who = spender.kind === "api_key" ? "This API key" : "This connected app";
+    const needs = `this needs ${credits} credit${credits === 1 ? "" : "s"}`;
+    if (caps.total_credit_cap !== null && spent.spent_total + credits > caps.total_credit_cap) {
+      throw new ApiError(
+        "insufficient_credits",
+        `${who} has a total credit cap of ${caps.total_credit_cap} and has spent ${spent.spent_total}; ${needs}. Nothing was saved or charged. A total cap never resets: a member can raise or clear it.`,
+      );
+    }
+    if (caps.daily_credit_cap !== null && spent.spent_today + credits > caps.daily_credit_cap) {
+      const resets = new Date(startOfUtcDay(now).getTime() + DAY_MS).toISOString();
+      throw new ApiError(
+        "insufficient_credits",
+        `${who} has a daily credit cap of ${caps.daily_credit_cap} and has spent ${spent.spent_today} today (UTC); ${needs}. Nothing was saved or charged. The cap resets at ${resets}.`,
+      );
+    }
+  }
+}
