@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { listActiveMembers } from "../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite } from "../../shared/accounts/invites.ts";
 import { createPasswordReset } from "../../shared/accounts/password-resets.ts";
 import { MAX_CREDIT_CAP, readSpendingByKey } from "../../shared/credits/caps.ts";
@@ -17,7 +16,7 @@ import {
   type SuppressionEntry,
 } from "../../shared/suppressions/suppressions.ts";
 import { createApiKey, listApiKeys, revokeApiKey, setApiKeyCaps } from "../../shared/workspaces/api-keys.ts";
-import { addMember, removeMember } from "../../shared/workspaces/members.ts";
+import { addMember, listActiveMembers, removeMember } from "../../shared/workspaces/members.ts";
 import {
   createWorkspace,
   listWorkspaces,

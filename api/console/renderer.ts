@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { listMemberships } from "../../shared/accounts/accounts.ts";
 import type { Db } from "../../shared/db/database.ts";
+import { listMemberships } from "../../shared/workspaces/members.ts";
 import { toApiError } from "../plugins/errors.ts";
 import { languageFromHeader, type Translator, translator } from "./i18n.ts";
 import { PAGE_HEADERS, type PageContext } from "./layout.ts";

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { Membership } from "../../shared/accounts/accounts.ts";
 import {
   csrfTokenFor,
   endSession,
@@ -12,6 +11,7 @@ import {
 import type { Db } from "../../shared/db/database.ts";
 import { looksLikeSecret, newSecret, safeEqual } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
+import type { Membership } from "../../shared/workspaces/members.ts";
 import { readCookie } from "./cookies.ts";
 import { csrfForm, parseForm } from "./forms.ts";
 import { PageError } from "./page-error.ts";

@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { z } from "zod";
-import { findMembership, listMemberships, type Membership } from "../../shared/accounts/accounts.ts";
 import type { Db } from "../../shared/db/database.ts";
 import type { Caller, OperationServices } from "../../shared/operations/operation.ts";
+import {
+  findMembership,
+  listMemberships,
+  type Membership,
+  memberRateLimitId,
+} from "../../shared/workspaces/members.ts";
 import type { Flash, FlashStore } from "./flash.ts";
 import type { MessageKey } from "./i18n.ts";
 import type { PageContext } from "./layout.ts";
@@ -48,7 +53,11 @@ export function membershipOf(request: FastifyRequest): Membership {
 export function callerOf(request: FastifyRequest, services: OperationServices): Caller {
   const { workspace_id, member_id } = membershipOf(request);
   return {
-    principal: { workspaceId: workspace_id, rateLimitId: `member:${member_id}`, kind: "console_member" },
+    principal: {
+      workspaceId: workspace_id,
+      rateLimitId: memberRateLimitId(member_id),
+      kind: "console_member",
+    },
     logger: request.log,
     services,
   };

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { listMemberships, type Membership } from "../../shared/accounts/accounts.ts";
 import { findSession } from "../../shared/accounts/sessions.ts";
 import type { Db } from "../../shared/db/database.ts";
 import {
@@ -10,6 +9,7 @@ import {
   findConsent,
 } from "../../shared/oauth/authorization.ts";
 import { looksLikeSecret, newSecret } from "../../shared/secrets.ts";
+import { listMemberships, type Membership } from "../../shared/workspaces/members.ts";
 import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
 import { CONSENT_FORM, consentContext, consentErrorPage, consentPage, sendPage } from "./consent-page.ts";

@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
 import { ApiError, refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
+import { hasJoinedMember, joinWorkspace, memberDisplayName, memberEmail } from "../workspaces/members.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByEmail, normalizeEmail } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
@@ -30,15 +31,8 @@ export async function createInvite(
   options: { pending: "refuse" | "replace" } = { pending: "refuse" },
 ): Promise<CreatedInvite> {
   await requireWorkspace(db, workspaceId);
-  const joined = await db
-    .selectFrom("members")
-    .select("id")
-    .where("workspace_id", "=", workspaceId)
-    .where((eb) => eb(eb.fn("lower", ["email"]), "=", normalizeEmail(input.email)))
-    .where("account_id", "is not", null)
-    .where("removed_at", "is", null)
-    .executeTakeFirst();
-  if (joined) throw new ApiError("invalid_request", "email: already a member of this workspace.");
+  if (await hasJoinedMember(db, workspaceId, input.email))
+    throw new ApiError("invalid_request", "email: already a member of this workspace.");
   const pending = db
     .updateTable("invites")
     .set({ cancelled_at: now })
@@ -167,42 +161,7 @@ export async function acceptInvite(
         .executeTakeFirstOrThrow();
     }
     const accountId = account.id;
-    const existing = await trx
-      .selectFrom("members")
-      .select(["id", "account_id"])
-      .where("workspace_id", "=", invite.workspace_id)
-      .where("removed_at", "is", null)
-      .where((eb) =>
-        eb.or([
-          eb("account_id", "=", accountId),
-          eb.and([
-            eb(eb.fn("lower", ["email"]), "=", normalizeEmail(invite.email)),
-            eb("account_id", "is", null),
-          ]),
-        ]),
-      )
-      .orderBy("created_at")
-      .executeTakeFirst();
-    let memberId: string;
-    if (existing) {
-      memberId = existing.id;
-      if (existing.account_id === null) {
-        await trx.updateTable("members").set({ account_id: accountId }).where("id", "=", memberId).execute();
-      }
-    } else {
-      memberId = (
-        await trx
-          .insertInto("members")
-          .values({
-            workspace_id: invite.workspace_id,
-            email: account.email,
-            name: account.name,
-            account_id: accountId,
-          })
-          .returning("id")
-          .executeTakeFirstOrThrow()
-      ).id;
-    }
+    const memberId = await joinWorkspace(trx, invite.workspace_id, account, invite.email);
     await trx
       .updateTable("invites")
       .set({ used_at: now, member_id: memberId })
@@ -229,13 +188,11 @@ export async function listPendingInvites(
 ): Promise<PendingInvite[]> {
   return db
     .selectFrom("invites")
-    .leftJoin("members", "members.id", "invites.invited_by")
-    .leftJoin("accounts", "accounts.id", "members.account_id")
     .select([
       "invites.id",
       "invites.email",
-      (eb) => eb.fn.coalesce("accounts.name", "members.name").as("invited_by_name"),
-      "members.email as invited_by_email",
+      memberDisplayName("invites.invited_by").as("invited_by_name"),
+      memberEmail("invites.invited_by").as("invited_by_email"),
       "invites.created_at",
       "invites.expires_at",
     ])

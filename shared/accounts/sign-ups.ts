@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import type { Language } from "../db/schema.ts";
 import { refusal } from "../errors.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
+import { addAccountMember } from "../workspaces/members.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";
 import { findAccountByMailbox, mailboxOf } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
@@ -139,10 +140,7 @@ export async function confirmSignUp(
       .returning("id")
       .executeTakeFirstOrThrow();
     const workspace = await createWorkspace(trx, { name: signUp.agency_name, language: signUp.language });
-    await trx
-      .insertInto("members")
-      .values({ workspace_id: workspace.id, email: signUp.email, name: signUp.name, account_id: account.id })
-      .execute();
+    await addAccountMember(trx, workspace.id, { id: account.id, email: signUp.email, name: signUp.name });
     await trx
       .updateTable("sign_ups")
       .set({ confirmed_at: now, account_id: account.id })

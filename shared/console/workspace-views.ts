@@ -13,6 +13,7 @@ import {
   readScoredPlaces,
   websiteFlags,
 } from "../leads/leads.ts";
+import { activeMemberCount } from "../workspaces/members.ts";
 
 /** What the console's overview shows about a workspace. */
 export interface WorkspaceOverview {
@@ -50,12 +51,7 @@ export async function readWorkspaceOverview(db: Db, workspaceId: string): Promis
         .where("api_keys.workspace_id", "=", workspaceId)
         .where("api_keys.revoked_at", "is", null)
         .as("active_keys"),
-      eb
-        .selectFrom("members")
-        .select(eb.fn.countAll<string>().as("n"))
-        .where("members.workspace_id", "=", workspaceId)
-        .where("members.removed_at", "is", null)
-        .as("active_members"),
+      activeMemberCount(db, workspaceId).as("active_members"),
     ])
     .where("id", "=", workspaceId)
     .executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
 import type { Transaction } from "kysely";
-import { findMembership } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { AUTHORIZATION_CODE_PREFIX, hashSecret, newSecret, safeEqual } from "../secrets.ts";
+import { findMembership, lockMember } from "../workspaces/members.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 import { OAuthError, type OAuthErrorCode } from "./errors.ts";
 import { checkResourceIndicator, parseScope, type Scope } from "./metadata.ts";
@@ -318,7 +318,7 @@ export async function approveConsent(
 
 /** Keeps the newest MAX_LIVE_GRANTS_PER_MEMBER live grants of the member; the member's row lock orders approvals. */
 async function revokeGrantsOverCap(trx: Transaction<Database>, memberId: string, now: Date): Promise<void> {
-  await trx.selectFrom("members").select("id").where("id", "=", memberId).forUpdate().execute();
+  await lockMember(trx, memberId);
   const keep = trx
     .selectFrom("oauth_grants")
     .select("id")

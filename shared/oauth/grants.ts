@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { activeMemberIdsOfAccount, memberIdsOfAccount } from "../workspaces/members.ts";
 
 /** An assistant app a person connected: one live grant they approved, in one of their workspaces. */
 export interface ConnectedApp {
@@ -14,7 +15,6 @@ export interface ConnectedApp {
 export async function listConnectedApps(db: Db, accountId: string): Promise<ConnectedApp[]> {
   return db
     .selectFrom("oauth_grants")
-    .innerJoin("members", "members.id", "oauth_grants.approved_by_member_id")
     .innerJoin("oauth_clients", "oauth_clients.id", "oauth_grants.client_id")
     .innerJoin("workspaces", "workspaces.id", "oauth_grants.workspace_id")
     .select([
@@ -25,8 +25,7 @@ export async function listConnectedApps(db: Db, accountId: string): Promise<Conn
       "oauth_grants.scope",
       "oauth_grants.created_at as approved_at",
     ])
-    .where("members.account_id", "=", accountId)
-    .where("members.removed_at", "is", null)
+    .where("oauth_grants.approved_by_member_id", "in", activeMemberIdsOfAccount(db, accountId))
     .where("oauth_grants.revoked_at", "is", null)
     .orderBy("oauth_grants.created_at", "desc")
     .orderBy("oauth_grants.id")
@@ -45,9 +44,7 @@ export async function revokeConnectedApp(
     .set({ revoked_at: now })
     .where("id", "=", grantId)
     .where("revoked_at", "is", null)
-    .where("approved_by_member_id", "in", (eb) =>
-      eb.selectFrom("members").select("id").where("account_id", "=", accountId),
-    )
+    .where("approved_by_member_id", "in", memberIdsOfAccount(db, accountId))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -62,8 +59,6 @@ export async function revokeAllConnectedApps(
     .updateTable("oauth_grants")
     .set({ revoked_at: now })
     .where("revoked_at", "is", null)
-    .where("approved_by_member_id", "in", (eb) =>
-      eb.selectFrom("members").select("id").where("account_id", "=", accountId),
-    )
+    .where("approved_by_member_id", "in", memberIdsOfAccount(db, accountId))
     .execute();
 }

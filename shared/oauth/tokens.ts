@@ -9,6 +9,7 @@ import {
   newSecret,
   REFRESH_TOKEN_PREFIX,
 } from "../secrets.ts";
+import { memberRateLimitId, memberRemoved } from "../workspaces/members.ts";
 import { requireClient } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import { parseScope } from "./metadata.ts";
@@ -85,14 +86,13 @@ async function lockGrant(trx: Trx, grantId: string) {
   return trx
     .selectFrom("oauth_grants")
     .leftJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
-    .leftJoin("members", "members.id", "oauth_grants.approved_by_member_id")
     .select([
       "oauth_grants.id",
       "oauth_grants.client_id",
       "oauth_grants.scope",
       "oauth_grants.revoked_at",
       "api_keys.revoked_at as key_revoked_at",
-      "members.removed_at as member_removed_at",
+      memberRemoved("oauth_grants.approved_by_member_id").as("member_removed"),
     ])
     .where("oauth_grants.id", "=", grantId)
     .forUpdate(["oauth_grants"])
@@ -100,8 +100,8 @@ async function lockGrant(trx: Trx, grantId: string) {
 }
 
 /** A grant ends with its approver: the API key revoked, or the member removed from the workspace. */
-const approverGone = (grant: { key_revoked_at: Date | null; member_removed_at: Date | null }) =>
-  grant.key_revoked_at !== null || grant.member_removed_at !== null;
+const approverGone = (grant: { key_revoked_at: Date | null; member_removed: boolean }) =>
+  grant.key_revoked_at !== null || grant.member_removed;
 
 /** The outcome of a transaction: committed either way, then thrown or returned. */
 type Settled = { ok: TokenResponse } | { error: OAuthError };
@@ -287,7 +287,6 @@ export async function verifyAccessToken(
     .selectFrom("oauth_tokens")
     .innerJoin("oauth_grants", "oauth_grants.id", "oauth_tokens.grant_id")
     .leftJoin("api_keys", "api_keys.id", "oauth_grants.approved_with_api_key_id")
-    .leftJoin("members", "members.id", "oauth_grants.approved_by_member_id")
     .select([
       "oauth_grants.id as grant_id",
       "oauth_grants.approved_with_api_key_id",
@@ -302,7 +301,7 @@ export async function verifyAccessToken(
     .where("oauth_tokens.expires_at", ">", now)
     .where("oauth_grants.revoked_at", "is", null)
     .where("api_keys.revoked_at", "is", null)
-    .where("members.removed_at", "is", null)
+    .where((eb) => eb.not(memberRemoved("oauth_grants.approved_by_member_id")))
     .executeTakeFirst();
   if (!row) return null;
   return {
@@ -318,7 +317,9 @@ export async function verifyAccessToken(
 
 /** Who calls with this token, for /v1 and /mcp alike: rate limits count per approving member. */
 export function principalOfAccessToken(info: AccessTokenInfo): Principal {
-  const rateLimitId = info.memberId ? `member:${info.memberId}` : (info.apiKeyId ?? `grant:${info.grantId}`);
+  const rateLimitId = info.memberId
+    ? memberRateLimitId(info.memberId)
+    : (info.apiKeyId ?? `grant:${info.grantId}`);
   return {
     workspaceId: info.workspaceId,
     rateLimitId,

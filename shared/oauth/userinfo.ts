@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { findMemberAccount } from "../workspaces/members.ts";
 import { verifyAccessToken } from "./tokens.ts";
 
 /** What the userinfo endpoint tells a client about the person who approved it (OIDC claim names). */
@@ -20,12 +21,7 @@ export async function readUserInfo(
 ): Promise<UserInfo | null> {
   const token = await verifyAccessToken(db, accessToken, now);
   if (!token?.memberId) return null;
-  const person = await db
-    .selectFrom("members")
-    .innerJoin("accounts", "accounts.id", "members.account_id")
-    .select(["accounts.id", "accounts.email", "accounts.name"])
-    .where("members.id", "=", token.memberId)
-    .executeTakeFirst();
+  const person = await findMemberAccount(db, token.memberId);
   if (!person) return null;
   return {
     sub: person.id,

@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
 import type { SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import { memberEmail } from "../workspaces/members.ts";
 import { registrableDomainOf, type SuppressionRequest } from "./schemas.ts";
 
 /**
@@ -44,14 +45,13 @@ function entryOf(request: SuppressionRequest): { kind: SuppressionKind; value: s
 function entriesQuery(db: Db, workspaceId: string) {
   return db
     .selectFrom("suppressions")
-    .leftJoin("members", "members.id", "suppressions.added_by_member_id")
     .select([
       "suppressions.id",
       "suppressions.kind",
       "suppressions.value",
       "suppressions.reason",
       "suppressions.created_at",
-      "members.email as member_email",
+      memberEmail("suppressions.added_by_member_id").as("member_email"),
     ])
     .where("suppressions.workspace_id", "=", workspaceId);
 }

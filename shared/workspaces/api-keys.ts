@@ -3,7 +3,7 @@ import type { BearerVerifier } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import { API_KEY_PREFIX, hashSecret, looksLikeApiKey, newSecret } from "../secrets.ts";
-import { findActiveMember } from "./members.ts";
+import { findActiveMember, memberDisplayName, memberEmail } from "./members.ts";
 
 /** A key's spending caps (credits per UTC day and in all); null: not capped. See shared/credits/caps.ts. */
 interface SpendingCaps {
@@ -52,15 +52,14 @@ export async function createApiKey(
 export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyListing[]> {
   return db
     .selectFrom("api_keys")
-    .innerJoin("members", "members.id", "api_keys.created_by")
-    .leftJoin("accounts", "accounts.id", "members.account_id")
-    .select((eb) => [
-      eb.fn.coalesce("accounts.name", "members.name").as("created_by_name"),
+    .select([
+      memberDisplayName("api_keys.created_by").as("created_by_name"),
       "api_keys.id",
       "api_keys.name",
       "api_keys.key_prefix",
       "api_keys.created_by",
-      "members.email as created_by_email",
+      // created_by is never null, so neither is its member's email.
+      memberEmail("api_keys.created_by").$castTo<string>().as("created_by_email"),
       "api_keys.created_at",
       "api_keys.last_used_at",
       "api_keys.revoked_at",

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import { listActiveMembers } from "../../../shared/accounts/accounts.ts";
 import { cancelInvite, createInvite, listPendingInvites } from "../../../shared/accounts/invites.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import { RateLimitStoreError } from "../../../shared/rate-limits.ts";
-import { removeMember } from "../../../shared/workspaces/members.ts";
+import { listActiveMembers, removeMember } from "../../../shared/workspaces/members.ts";
 import type { Services } from "../../services.ts";
 import { sendAccountMail } from "../account-mail.ts";
 import { inviteForm, parseForm } from "../forms.ts";

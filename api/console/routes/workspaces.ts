@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { listMemberships } from "../../../shared/accounts/accounts.ts";
+import { listMemberships } from "../../../shared/workspaces/members.ts";
 import { workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { requireSession } from "../session.ts";

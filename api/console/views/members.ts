@@ -1,5 +1,5 @@
-import type { MemberListing } from "../../../shared/accounts/accounts.ts";
 import type { PendingInvite } from "../../../shared/accounts/invites.ts";
+import type { MemberListing } from "../../../shared/workspaces/members.ts";
 import { html } from "../html.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";

@@ -1,4 +1,4 @@
-import type { Membership } from "../../../shared/accounts/accounts.ts";
+import type { Membership } from "../../../shared/workspaces/members.ts";
 import { html } from "../html.ts";
 import { layout, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
