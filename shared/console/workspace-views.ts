@@ -2,6 +2,7 @@ import { readCurrentAudits } from "../audit/cache.ts";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { OutreachStatus } from "../db/schema.ts";
+import { draftCount, latestDrafts } from "../drafting/drafts.ts";
 import { encodeCursor, type LeadCursor } from "../leads/cursor.ts";
 import {
   emailProvenance,
@@ -40,11 +41,7 @@ export async function readWorkspaceOverview(db: Db, workspaceId: string): Promis
         .select(eb.fn.countAll<string>().as("n"))
         .where("leads.workspace_id", "=", workspaceId)
         .as("leads"),
-      eb
-        .selectFrom("drafts")
-        .select(eb.fn.countAll<string>().as("n"))
-        .where("drafts.workspace_id", "=", workspaceId)
-        .as("drafts"),
+      draftCount(db, workspaceId).as("drafts"),
       eb
         .selectFrom("api_keys")
         .select(eb.fn.countAll<string>().as("n"))
@@ -209,26 +206,6 @@ export async function addEvidence(db: Db, lead: LeadDetail): Promise<LeadWithEvi
   return withIt;
 }
 
-export interface StoredDraft {
-  id: string;
-  locale: string;
-  subject: string;
-  body: string;
-  facts_used: string[];
-  created_at: Date;
-}
-
-export async function listDraftsOfLead(db: Db, workspaceId: string, leadId: string): Promise<StoredDraft[]> {
-  return db
-    .selectFrom("drafts")
-    .select(["id", "locale", "subject", "body", "facts_used", "created_at"])
-    .where("workspace_id", "=", workspaceId)
-    .where("lead_id", "=", leadId)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
-}
-
 const CSV_COLUMNS = [
   "id",
   "name",
@@ -266,26 +243,6 @@ export function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   const text = (value instanceof Date ? value.toISOString() : String(value)).replace(FORMULA_START, "'");
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** The newest draft of each of these leads (a lead never drafted is absent). */
-async function latestDrafts(
-  db: Db,
-  workspaceId: string,
-  leadIds: readonly string[],
-): Promise<Map<string, { subject: string; body: string }>> {
-  if (leadIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom("drafts")
-    .distinctOn("lead_id")
-    .select(["lead_id", "subject", "body"])
-    .where("workspace_id", "=", workspaceId)
-    .where("lead_id", "in", [...leadIds])
-    .orderBy("lead_id")
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
-  return new Map(rows.map((row) => [row.lead_id, row]));
 }
 
 /**

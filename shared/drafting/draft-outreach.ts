@@ -11,6 +11,7 @@ import { markLeadDrafted } from "../leads/leads.ts";
 import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
 import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { findDraftProblems } from "./check-draft.ts";
+import { insertDraft } from "./drafts.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
 import type { Draft, DraftGenerator, DraftRequest } from "./generator.ts";
 import { townOf } from "./town.ts";
@@ -226,18 +227,15 @@ async function draftWithHold(
 
   await db.transaction().execute(async (trx) => {
     await settleHold(trx, hold, shortfall, deps.spender);
-    await trx
-      .insertInto("drafts")
-      .values({
-        workspace_id: workspaceId,
-        lead_id: lead.id,
-        locale,
-        generator: deps.generator.name,
-        subject: draft.subject,
-        body: draft.body,
-        facts_used: JSON.stringify(draft.facts_used),
-      })
-      .execute();
+    await insertDraft(trx, {
+      workspaceId,
+      leadId: lead.id,
+      locale,
+      generator: deps.generator.name,
+      subject: draft.subject,
+      body: draft.body,
+      factsUsed: draft.facts_used,
+    });
     await markLeadDrafted(trx, lead.id);
   });
   return { ...draft, generator: deps.generator.name, locale };

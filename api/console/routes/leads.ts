@@ -6,10 +6,10 @@ import {
   findLeadWithEvidence,
   type LeadWithEvidence,
   leadsCsv,
-  listDraftsOfLead,
   listLeadsByScore,
   listLeadsWithEvidence,
 } from "../../../shared/console/workspace-views.ts";
+import { listDraftsOfLead } from "../../../shared/drafting/drafts.ts";
 import { ApiError, type ErrorCode } from "../../../shared/errors.ts";
 import { decodeCursor } from "../../../shared/leads/cursor.ts";
 import { outreachStatusSchema } from "../../../shared/leads/schemas.ts";

@@ -1,5 +1,6 @@
-import type { LeadWithEvidence, StoredDraft } from "../../../shared/console/workspace-views.ts";
+import type { LeadWithEvidence } from "../../../shared/console/workspace-views.ts";
 import type { OutreachStatus } from "../../../shared/db/schema.ts";
+import type { StoredDraft } from "../../../shared/drafting/drafts.ts";
 import { html, type Interpolation, type SafeHtml } from "../html.ts";
 import type { Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
