@@ -178,7 +178,7 @@ export async function createServices(
     ),
   );
 
-  const auditor = overrides.auditor ?? (await createAuditor(config, db, metrics));
+  const auditor = overrides.auditor ?? (await createAuditor(config, db, metrics, logger));
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
 
   const places =
@@ -309,7 +309,7 @@ function createPasswordLimiter(
  * With Redis, audits go to the BullMQ workers (run here while Redis is unreachable); without, the
  * worker's own audit stack runs in this process.
  */
-async function createAuditor(config: Config, db: Db, metrics: Metrics): Promise<SiteAuditor> {
+async function createAuditor(config: Config, db: Db, metrics: Metrics, logger: Logger): Promise<SiteAuditor> {
   if (config.redisUrl) {
     // While Redis is away, this node runs the checks itself, at most `fallbackConcurrency` at once
     // (the analysis threads start with the first such audit; most nodes never start them).
@@ -319,6 +319,7 @@ async function createAuditor(config: Config, db: Db, metrics: Metrics): Promise<
       db,
       // Fetching on this node's own event loop: a fallback that seldom runs needs no threads waiting.
       whileRedisIsAway: await createLocalAuditor(config, db, metrics, config.audit.fallbackConcurrency, 0),
+      logger,
     });
   }
   // Embedded mode fetches on this process's event loop for now: with fetch loops, a search whose

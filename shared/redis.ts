@@ -20,15 +20,33 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
   return new Redis(url, { ...options, retryStrategy: redisRetryDelay });
 }
 
+export interface RedisLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/** A BullMQ queue or events listener: it passes on its connection's errors, and its own. */
+interface ErrorSource {
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
 /**
  * One warning when a connection is lost (not one per reconnection attempt: five a second while
- * Redis is away) and one line when it is ready again, with how long it was away.
+ * Redis is away) and one line when it is ready again, with how long it was away. The BullMQ
+ * objects built on the connection (`wrappers`) re-emit its errors: those are already told by the
+ * loss, so only an error while the connection is ready (a command's own failure) is logged.
  */
 export function logRedisConnection(
   connection: Redis,
-  logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void },
+  logger: RedisLogger,
   what: string,
+  wrappers: readonly ErrorSource[] = [],
 ): void {
+  for (const wrapper of wrappers) {
+    wrapper.on("error", (error) => {
+      if (connection.status === "ready") logger.warn({ err: error, connection: what }, "redis error");
+    });
+  }
   let lostAt: number | undefined;
   connection.on("error", (error: Error) => {
     if (lostAt !== undefined) return;

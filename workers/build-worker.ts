@@ -62,12 +62,11 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
   // Second attempts of site_unreachable checks are queued from here, on a connection of their own
   // that fails fast (the worker's own blocks): a lost one leaves the first attempt's failed audit.
   const producer = createRedisConnection(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  producer.on("error", () => {});
   const secondAttempts = new Queue<AuditJob>(SITE_AUDIT_QUEUE, {
     connection: producer,
     prefix: config.queuePrefix,
   });
-  secondAttempts.on("error", () => {});
+  logRedisConnection(producer, logger, "second attempts", [secondAttempts]);
   let metricsServer: WorkerMetricsServer | undefined;
   try {
     await waitFor(`Redis at ${describeUrl(redisUrl)}`, config.startupWaitMs, logger, async () => {

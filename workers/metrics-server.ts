@@ -4,7 +4,7 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { readQueueCounts, SITE_AUDIT_QUEUE } from "../shared/audit/queue.ts";
 import type { Metrics } from "../shared/metrics.ts";
-import { createRedisConnection } from "../shared/redis.ts";
+import { createRedisConnection, logRedisConnection } from "../shared/redis.ts";
 
 export interface WorkerMetricsOptions {
   metrics: Metrics;
@@ -33,9 +33,8 @@ export async function startWorkerMetricsServer(options: WorkerMetricsOptions): P
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
   });
-  connection.on("error", () => {});
   const queue = new Queue(SITE_AUDIT_QUEUE, { connection, prefix: options.queuePrefix });
-  queue.on("error", () => {});
+  logRedisConnection(connection, logger, "worker metrics", [queue]);
   metrics.observeAuditQueue(() => readQueueCounts(queue, connection));
 
   const server: Server = createServer((request, response) => {

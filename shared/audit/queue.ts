@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { AuditQueueCounts } from "../metrics.ts";
-import { createRedisConnection } from "../redis.ts";
+import { createRedisConnection, logRedisConnection, type RedisLogger } from "../redis.ts";
 import type { AuditTarget } from "./audit-site.ts";
 import type { SiteAuditor } from "./auditor.ts";
 import { readCurrentAudits } from "./cache.ts";
@@ -139,6 +139,7 @@ export function createQueueAuditor(
      * Unset: such a check answers null at once, and the search says `truncated`.
      */
     whileRedisIsAway?: SiteAuditor;
+    logger: RedisLogger;
   },
 ): SiteAuditor & { queue: Queue } {
   // Producers fail fast when Redis is away (BullMQ's production advice) instead of queueing commands.
@@ -147,16 +148,14 @@ export function createQueueAuditor(
     maxRetriesPerRequest: 1,
   });
   const listener = createRedisConnection(settings.redisUrl, { maxRetriesPerRequest: null });
-  producer.on("error", () => {});
-  listener.on("error", () => {});
   const queue = new Queue<AuditJob>(SITE_AUDIT_QUEUE, { connection: producer, prefix: settings.prefix });
   const events = new QueueEvents(SITE_AUDIT_QUEUE, { connection: listener, prefix: settings.prefix });
-  queue.on("error", () => {});
+  logRedisConnection(producer, settings.logger, "audit queue", [queue]);
+  logRedisConnection(listener, settings.logger, "audit events", [events]);
   // Every audit being waited on holds one "closing" listener on the queue (BullMQ's
   // waitUntilFinished, removed when it settles): a search waits on up to 25 at once, and several
   // searches run at once, so Node's default of 10 would print a false leak warning.
   queue.setMaxListeners(0);
-  events.on("error", () => {});
   const ready = events.waitUntilReady();
 
   return {

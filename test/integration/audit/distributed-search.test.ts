@@ -15,6 +15,7 @@ import type { SiteAuditor } from "../../../shared/audit/auditor.ts";
 import { auditJobId, createQueueAuditor, SITE_AUDIT_QUEUE } from "../../../shared/audit/queue.ts";
 import type { SiteAudit } from "../../../shared/audit/types.ts";
 import type { Db } from "../../../shared/db/database.ts";
+import { createLogger } from "../../../shared/logger.ts";
 import { createWorkspace, startTestApp, type TestApp, type TestWorkspace } from "../../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
 import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-google-places.ts";
@@ -496,7 +497,12 @@ describe("one audit worker process", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    auditor = createQueueAuditor({ redisUrl: SHARED_REDIS_URL, prefix, db: database.db });
+    auditor = createQueueAuditor({
+      redisUrl: SHARED_REDIS_URL,
+      prefix,
+      db: database.db,
+      logger: createLogger("silent", "test"),
+    });
     worker = await startAuditWorker(
       workerEnv(database.url, { redisUrl: SHARED_REDIS_URL, prefix, name: "worker-solo" }),
       { name: "worker-solo", readyTimeoutMs: WORKER_READY_MS },

@@ -15,6 +15,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditJobId, createQueueAuditor, SITE_AUDIT_QUEUE } from "../../../shared/audit/queue.ts";
+import { createLogger } from "../../../shared/logger.ts";
 import { stalledCheckMs } from "../../../workers/build-worker.ts";
 import { ADMIN_TOKEN } from "../../support/app.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/database.ts";
@@ -266,7 +267,12 @@ describe("a worker killed with SIGKILL in the middle of a job", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const auditor = createQueueAuditor({ redisUrl: REDIS_URL, prefix, db: database.db });
+    const auditor = createQueueAuditor({
+      redisUrl: REDIS_URL,
+      prefix,
+      db: database.db,
+      logger: createLogger("silent", "test"),
+    });
     try {
       const workers = await Promise.all(
         ["worker-a", "worker-b"].map((name) =>

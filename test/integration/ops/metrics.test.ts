@@ -15,6 +15,7 @@ import {
   SITE_AUDIT_JOB,
   SITE_AUDIT_QUEUE,
 } from "../../../shared/audit/queue.ts";
+import { createLogger } from "../../../shared/logger.ts";
 import { createMetrics } from "../../../shared/metrics.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { createTestDatabase } from "../../support/database.ts";
@@ -465,7 +466,12 @@ describe("the audit pipeline (distributed mode: BullMQ)", () => {
   }, async () => {
     const prefix = unique("metrics_w");
     const database = await createTestDatabase();
-    const producer = createQueueAuditor({ redisUrl: REDIS_URL, prefix, db: database.db });
+    const producer = createQueueAuditor({
+      redisUrl: REDIS_URL,
+      prefix,
+      db: database.db,
+      logger: createLogger("silent", "test"),
+    });
     const worker = await startAuditWorker(
       {
         DATABASE_URL: database.url as string,
