@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
 import { createSecureContext, rootCertificates } from "node:tls";
@@ -35,8 +34,11 @@ export interface FetchHomepageOptions {
   maxBytes?: number;
   /** Redirects followed before giving up. Default 5. */
   maxRedirects?: number;
-  /** Resolves a hostname to its addresses. Default: c-ares (not libuv's thread pool) with a small cache. */
-  resolve?: (hostname: string) => Promise<string[]>;
+  /**
+   * Resolves a hostname to its addresses: the audit stack's c-ares resolver (not libuv's thread
+   * pool) on the DNS_SERVERS, with a small cache (`createCachingResolver`).
+   */
+  resolve: (hostname: string) => Promise<string[]>;
   /**
    * Exact addresses allowed in spite of the policy. For tests, where a local server stands in
    * for a public site while the policy stays in force for every other address.
@@ -333,8 +335,7 @@ async function resolveAndCheck(
     addresses = ["127.0.0.1", "::1"];
   } else {
     try {
-      const resolve = options.resolve ?? defaultResolve();
-      addresses = await untilAborted(resolve(hostname), signal);
+      addresses = await untilAborted(options.resolve(hostname), signal);
     } catch (error) {
       if (signal.aborted) return { failure: failure("timeout", `resolving ${hostname}`) };
       const code = errorCode(error);
@@ -691,15 +692,4 @@ export function createCachingResolver(
     inFlight.set(key, started);
     return started.then((addresses) => [...addresses]);
   };
-}
-
-let sharedResolve: ((hostname: string) => Promise<string[]>) | undefined;
-
-function defaultResolve(): (hostname: string) => Promise<string[]> {
-  sharedResolve ??= createCachingResolver({
-    queries: new Resolver({ timeout: 2_500, tries: 2 }),
-    maxTtlMs: 60_000,
-    maxEntries: 1_000,
-  });
-  return sharedResolve;
 }

@@ -19,17 +19,6 @@ export async function readBalance(db: Db | Transaction<Database>, workspaceId: s
   return row.balance;
 }
 
-/**
- * What the workspace can spend right now: the balance less its live holds. A fast pre-check for
- * routes that want to refuse paid work early (the debit itself re-checks under the lock).
- */
-export async function readAvailableBalance(db: Db, workspaceId: string): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const balance = await readBalance(trx, workspaceId);
-    return balance - (await sumLiveHolds(trx, workspaceId));
-  });
-}
-
 /** Locks the workspace row so that charges in one workspace are applied one transaction at a time. */
 export async function lockWorkspaceBalance(trx: Transaction<Database>, workspaceId: string): Promise<number> {
   const row = await trx

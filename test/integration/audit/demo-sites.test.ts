@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoSites } from "../../../shared/audit/demo-sites.ts";
 import { fetchHomepage } from "../../../shared/audit/fetch-homepage.ts";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { systemResolve } from "../../support/system-resolve.ts";
 
 const FIXTURE = { PLACES_FIXTURE_FILE: "fixtures/places.example.json" };
 /** Nothing answers there: any real DNS lookup fails at once. */
@@ -100,7 +101,13 @@ describe("the offline demo", () => {
 
   it("answers only a demo host's homepage; every other URL goes through the address checks", async () => {
     const demoSites = loadDemoSites("fixtures/sites");
-    const options = { allowPrivateNetworks: false, userAgent: "demo-test", demoSites, timeoutMs: 3_000 };
+    const options = {
+      allowPrivateNetworks: false,
+      userAgent: "demo-test",
+      demoSites,
+      timeoutMs: 3_000,
+      resolve: systemResolve,
+    };
     const page = await fetchHomepage("https://glebe-pipe-drain.example/", options);
     expect(page).toMatchObject({ ok: true, status: 200, finalUrl: "https://glebe-pipe-drain.example/" });
     // Not a demo homepage: the ordinary fetch, whose DNS lookup of .example fails.

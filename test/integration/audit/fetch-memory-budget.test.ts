@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_BYTES, type FetchedPage, fetchHomepage } from "../../../shared/audit/fetch-homepage.ts";
 import { createFetchMemoryBudget } from "../../../shared/audit/fetch-politeness.ts";
 import { OLD_HOMEPAGE } from "../../support/fake-sites.ts";
+import { systemResolve } from "../../support/system-resolve.ts";
 
 const userAgent = "LeadDiscoveryAudit/1.0 (+http://127.0.0.1/v1/docs)";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,7 +62,7 @@ describe("fetch admission by a memory budget", () => {
   it("reserves the cap for an undeclared body while it is read, and holds the next body back meanwhile", async () => {
     // Room for the cap plus 10 bytes: not for a second page beside it.
     const budget = createFetchMemoryBudget(DEFAULT_MAX_BYTES + 10);
-    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget };
+    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget, resolve: systemResolve };
 
     const slowBody = fetchHomepage(`${origin}/trickle-1`, options);
     for (let tries = 0; budget.heldBytes === 0; tries++) {
@@ -97,7 +98,7 @@ describe("fetch admission by a memory budget", () => {
 
   it("costs nothing while a site is slow to answer: many slow sites fit in a budget of one body", async () => {
     const budget = createFetchMemoryBudget(Buffer.byteLength(OLD_HOMEPAGE));
-    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget };
+    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget, resolve: systemResolve };
     const started = Date.now();
     const pages = await Promise.all(
       Array.from({ length: 20 }, (_, index) => fetchHomepage(`${origin}/slow-headers-${index}`, options)),
@@ -111,7 +112,7 @@ describe("fetch admission by a memory budget", () => {
 
   it("gives a body that cannot get room before the fetch's deadline a failed fetch (timeout), never a hang", async () => {
     const budget = createFetchMemoryBudget(DEFAULT_MAX_BYTES);
-    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget };
+    const options = { allowPrivateNetworks: true, userAgent, memoryBudget: budget, resolve: systemResolve };
     const blocker = budget.hold(DEFAULT_MAX_BYTES);
     const page = await fetchHomepage(`${origin}/declared-late`, { ...options, timeoutMs: 500 });
     expect(page).toMatchObject({ ok: false, failure: "timeout" });

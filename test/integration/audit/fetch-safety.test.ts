@@ -11,6 +11,7 @@ import {
   type FetchHomepageOptions,
   fetchHomepage,
 } from "../../../shared/audit/fetch-homepage.ts";
+import { systemResolve } from "../../support/system-resolve.ts";
 
 const userAgent = "LeadDiscoveryAuditBot/1.0 (+https://example.com/bot)";
 const page = "<!doctype html><html><head><title>Boulangerie</title></head><body>Bonjour</body></html>";
@@ -123,7 +124,11 @@ afterAll(async () => {
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((started) => started.close()));
   // The fetcher keeps serving after whatever the test did to it.
-  const result = await fetchHomepage(`${normal.origin}/after`, { allowPrivateNetworks: true, userAgent });
+  const result = await fetchHomepage(`${normal.origin}/after`, {
+    allowPrivateNetworks: true,
+    userAgent,
+    resolve: systemResolve,
+  });
   expect(text(expectPage(result).body)).toBe(page);
 });
 
@@ -131,6 +136,7 @@ describe("with private networks refused", () => {
   const refusing = (extra: Partial<FetchHomepageOptions> = {}): FetchHomepageOptions => ({
     allowPrivateNetworks: false,
     userAgent,
+    resolve: systemResolve,
     ...extra,
   });
 
@@ -265,6 +271,7 @@ describe("with private networks allowed", () => {
   const allowing = (extra: Partial<FetchHomepageOptions> = {}): FetchHomepageOptions => ({
     allowPrivateNetworks: true,
     userAgent,
+    resolve: systemResolve,
     ...extra,
   });
 

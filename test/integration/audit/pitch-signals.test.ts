@@ -24,6 +24,7 @@ import {
   OLD_HOMEPAGE,
   startFakeSites,
 } from "../../support/fake-sites.ts";
+import { systemResolve } from "../../support/system-resolve.ts";
 import { makeTestCertificates, type TestCertificates } from "../../support/test-certificates.ts";
 
 let database: TestDatabase;
@@ -138,7 +139,7 @@ describe("site_unreachable: two attempts, both down", () => {
     plain.set("/slow", { html: MODERN_HOMEPAGE, delayMs: 2_000 });
     const place = target(plain.url("/slow"));
     const audit = await auditSite(place, {
-      fetch: { allowPrivateNetworks: true, userAgent: "test", timeoutMs: 200 },
+      fetch: { allowPrivateNetworks: true, userAgent: "test", timeoutMs: 200, resolve: systemResolve },
       analyze: async (input) => analyzeTask(input),
       now: () => new Date(),
     });

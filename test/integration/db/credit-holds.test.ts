@@ -13,7 +13,6 @@ import {
   debitBalance,
   holdCredits,
   purchaseCredits,
-  readAvailableBalance,
   readBalance,
   releaseHold,
   settleHold,
@@ -88,7 +87,6 @@ describe("holds", () => {
     expect(outcomes.filter((outcome) => outcome === "402")).toHaveLength(7);
     // A hold is not a charge: every other route still reads the balance as 3; none of it is available.
     expect(await readBalance(db, ws.workspaceId)).toBe(3);
-    expect(await readAvailableBalance(db, ws.workspaceId)).toBe(0);
     expect(await liveHolds(db, ws.workspaceId)).toBe(3);
 
     const [first, second, third] = holds as [CreditHold, CreditHold, CreditHold];

@@ -5,6 +5,7 @@ import { type AuditDeps, auditSite } from "../../../shared/audit/audit-site.ts";
 import { closeHomepageAgents, type FetchHomepageOptions } from "../../../shared/audit/fetch-homepage.ts";
 import type { AnalyzeInput, AnalyzeOutput, AuditSignals } from "../../../shared/audit/types.ts";
 import { UNKNOWN_SIGNALS } from "../../../shared/audit/types.ts";
+import { systemResolve } from "../../support/system-resolve.ts";
 
 const page = "<html><head></head><body>&copy; 2012 Boulangerie</body></html>";
 const clock = new Date("2026-03-01T12:00:00Z");
@@ -49,7 +50,11 @@ afterAll(async () => {
 });
 
 function deps(analyze: AuditDeps["analyze"], fetch: Partial<FetchHomepageOptions> = {}): AuditDeps {
-  return { fetch: { allowPrivateNetworks: true, userAgent, ...fetch }, analyze, now: () => clock };
+  return {
+    fetch: { allowPrivateNetworks: true, userAgent, resolve: systemResolve, ...fetch },
+    analyze,
+    now: () => clock,
+  };
 }
 
 describe("auditSite", () => {
