@@ -1,3 +1,4 @@
+import { parse as parseCsv } from "csv-parse/sync";
 import { getDomain } from "tldts";
 import { z } from "zod";
 
@@ -121,29 +122,37 @@ const CSV_HEADERS = new Set(["email", "domain", "place_id", "place", "value", "e
 export const MAX_IMPORT_LINES = 5_000;
 
 /**
- * A pasted CSV of entries: one a line, the entry (address, domain or place id) in the first cell
- * and an optional reason in the rest; a header line is skipped. Lines that are no entry are counted.
+ * A pasted CSV of entries (RFC 4180, so a quoted cell keeps its commas): one a line, the entry
+ * (address, domain or place id) in the first cell and an optional reason in the others (its
+ * non-empty cells, joined by ", ": a spreadsheet's empty trailing columns add nothing); a header
+ * line is skipped. Spreadsheets of other locales separate cells with ";" and some exports with a
+ * tab: all three are read. Lines that are no entry (or no CSV) are counted.
  */
 export function parseSuppressionCsv(text: string): { requests: SuppressionRequest[]; refused: number } {
   const requests: SuppressionRequest[] = [];
   let refused = 0;
-  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
-  for (const [index, line] of lines.slice(0, MAX_IMPORT_LINES).entries()) {
-    const comma = line.search(/[,;\t]/);
-    const first = (comma === -1 ? line : line.slice(0, comma)).trim().replace(/^"|"$/g, "");
-    const rest =
-      comma === -1
-        ? ""
-        : line
-            .slice(comma + 1)
-            .trim()
-            .replace(/^"|"$/g, "")
-            .replaceAll('""', '"');
-    if (index === 0 && CSV_HEADERS.has(first.toLowerCase())) continue;
-    const request = suppressionRequestOf(first, rest);
+  const records = (
+    parseCsv(text, {
+      delimiter: [",", ";", "\t"],
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_error: true,
+      on_skip: () => {
+        refused += 1;
+      },
+    }) as string[][]
+  ).filter((cells) => cells.some((cell) => cell.trim() !== ""));
+  for (const [index, [first = "", ...rest]] of records.slice(0, MAX_IMPORT_LINES).entries()) {
+    if (index === 0 && CSV_HEADERS.has(first.trim().toLowerCase())) continue;
+    const reason = rest
+      .map((cell) => cell.trim())
+      .filter((cell) => cell !== "")
+      .join(", ");
+    const request = suppressionRequestOf(first, reason);
     if (request === null) refused += 1;
     else requests.push(request);
   }
-  refused += Math.max(0, lines.length - MAX_IMPORT_LINES);
+  refused += Math.max(0, records.length - MAX_IMPORT_LINES);
   return { requests, refused };
 }

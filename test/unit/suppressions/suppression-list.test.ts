@@ -109,4 +109,20 @@ describe("a pasted CSV of entries", () => {
       refused: 2,
     });
   });
+
+  it("keeps a quoted cell whole, separators and all", () => {
+    // A spreadsheet's export: an empty last column after a quoted reason (the hand-written
+    // splitter kept `asked by phone, then by mail",` there).
+    const csv = [
+      'owner@maple.ca,"asked by phone, then by mail",',
+      'maple.ca;"moved; closed, for good";',
+    ].join("\n");
+    expect(parseSuppressionCsv(csv)).toEqual({
+      requests: [
+        { email: "owner@maple.ca", reason: "asked by phone, then by mail" },
+        { domain: "maple.ca", reason: "moved; closed, for good" },
+      ],
+      refused: 0,
+    });
+  });
 });
