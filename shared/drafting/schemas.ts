@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FACT_KEYS_IN_ORDER, FACT_MEANINGS_FOR_CLIENTS, MAX_FACTS_PER_DRAFT } from "./facts.ts";
 
 /** The wire shapes of a draft: /v1 validation, `/openapi.json`, the MCP tool and the types. */
 export const draftLocaleSchema = z
@@ -17,9 +18,9 @@ export const draftResponseSchema = z
     body: z.string(),
     facts_used: z
       .array(z.string())
-      .max(2)
+      .max(MAX_FACTS_PER_DRAFT)
       .describe(
-        "Keys of the verified facts the draft references, at most two: no_website, no_french_version, low_review_count, stale_copyright, no_mobile_viewport, legacy_site_tech, not_mobile_friendly, outdated_website (an open set: tolerate unknown values)",
+        `Keys of the verified facts the draft references, at most ${MAX_FACTS_PER_DRAFT} (an open set: tolerate unknown values): ${FACT_KEYS_IN_ORDER.map((key) => `${key} = ${FACT_MEANINGS_FOR_CLIENTS[key]}`).join("; ")}`,
       ),
   })
   .meta({ id: "OutreachDraft" });
