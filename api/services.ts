@@ -18,14 +18,10 @@ import { migrateToLatest } from "../shared/db/migrate.ts";
 import { describeUrl, type OpenedDatabase, openDatabase, waitFor } from "../shared/db/startup.ts";
 import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
+import { instrumentDraftGenerator } from "../shared/drafting/instrumented.ts";
 import { accountMail } from "../shared/mail/account-mail.ts";
 import { createLogMailer, createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
-import {
-  createMetrics,
-  instrumentDraftGenerator,
-  instrumentPlacesProvider,
-  type Metrics,
-} from "../shared/metrics.ts";
+import { createMetrics, type Metrics } from "../shared/metrics.ts";
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
 import { createOAuthAccessTokenVerifier } from "../shared/oauth/tokens.ts";
 import type { OperationServices } from "../shared/operations/operation.ts";
@@ -33,6 +29,7 @@ import { createPayments, type Payments } from "../shared/payments/payments.ts";
 import { createStripeGateway } from "../shared/payments/stripe-gateway.ts";
 import { createFixturePlacesProvider } from "../shared/places/fixture-places.ts";
 import { createGooglePlacesProvider } from "../shared/places/google-places.ts";
+import { instrumentPlacesProvider } from "../shared/places/instrumented.ts";
 import type { PlacesProvider } from "../shared/places/types.ts";
 import {
   type AddressLimiter,

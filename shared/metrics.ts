@@ -3,19 +3,13 @@
  *
  * One registry per `createMetrics()` call and no global state, so a test can build several apps in
  * one process. Domain code never sees prom-client: it reports through the small `*Metrics`
- * interfaces below (optional in its deps), and the wrappers at the end time the calls to the
- * places provider, the LLM and the audit runner without touching those modules.
+ * interfaces below (optional in its deps). The wrappers that time the calls to the places
+ * provider, the LLM and the audit runner sit beside what they wrap (`instrumented.ts` in
+ * shared/places, shared/drafting and shared/audit).
  *
  * Every name starts with `leadapi_`; docs/grafana/lead-api-dashboard.json plots exactly these.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { AuditTarget } from "./audit/audit-site.ts";
-import type { SiteAudit } from "./audit/types.ts";
-import type { ReversalKind } from "./credits/reversals.ts";
-import type { PurchaseSource } from "./db/schema.ts";
-import type { Draft, DraftGenerator, DraftRequest } from "./drafting/generator.ts";
-import type { MismatchReason } from "./payments/settlement.ts";
-import type { PlaceCandidate, PlacesProvider, SearchTextOptions, TextSearchQuery } from "./places/types.ts";
 import type { RateLimitFallbackMetrics } from "./rate-limits.ts";
 
 export const METRICS_PREFIX = "leadapi_";
@@ -32,20 +26,21 @@ export const DRAFT_GENERATORS = ["template", "llm"] as const;
 export const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
 export const CALL_OUTCOMES = ["ok", "error"] as const;
 export const CREDIT_OPERATIONS = ["search", "draft"] as const;
-export const PURCHASE_SOURCES = ["stripe", "operator"] as const satisfies readonly PurchaseSource[];
-export const REVERSAL_KINDS = ["refund", "dispute"] as const satisfies readonly ReversalKind[];
-export const MISMATCH_REASONS = [
-  "workspace",
-  "pack",
-  "amount",
-  "currency",
-] as const satisfies readonly MismatchReason[];
+// The payment labels are the payments' own values; the domain passes them in, so a value these
+// lists lack does not compile where it is reported (metrics imports nothing from payments).
+export const PURCHASE_SOURCES = ["stripe", "operator"] as const;
+export const REVERSAL_KINDS = ["refund", "dispute"] as const;
+export const MISMATCH_REASONS = ["workspace", "pack", "amount", "currency"] as const;
 export type AuditStageLabel = "fetch" | "parse";
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
 export type DraftOutcomeLabel = (typeof DRAFT_OUTCOMES)[number];
+export type DraftGeneratorLabel = (typeof DRAFT_GENERATORS)[number];
 export type AuditJobOutcomeLabel = (typeof AUDIT_JOB_OUTCOMES)[number];
 export type CallOutcomeLabel = (typeof CALL_OUTCOMES)[number];
+export type PurchaseSourceLabel = (typeof PURCHASE_SOURCES)[number];
+export type ReversalKindLabel = (typeof REVERSAL_KINDS)[number];
+export type MismatchReasonLabel = (typeof MISMATCH_REASONS)[number];
 
 /** What a search reports (shared/search/search-leads.ts). */
 export interface SearchMetrics {
@@ -59,17 +54,17 @@ export interface SearchMetrics {
 
 /** What a draft reports (shared/drafting/draft-outreach.ts). */
 export interface DraftMetrics {
-  draftFinished(outcome: DraftOutcomeLabel, generator: DraftGenerator["name"], creditsSpent: number): void;
+  draftFinished(outcome: DraftOutcomeLabel, generator: DraftGeneratorLabel, creditsSpent: number): void;
 }
 
 /** What buying credits reports (shared/payments/payments.ts, the admin purchase route, the webhook). */
 export interface PaymentMetrics {
   /** A purchase credited: `credits` added to a balance. */
-  purchaseCredited(source: PurchaseSource, credits: number): void;
+  purchaseCredited(source: PurchaseSourceLabel, credits: number): void;
   /** A refund or dispute recorded: the credits it took back and those it could not (the shortfall). */
-  reversalApplied(kind: ReversalKind, credits: number, shortfall: number): void;
+  reversalApplied(kind: ReversalKindLabel, credits: number, shortfall: number): void;
   /** A paid session that matches no pack on sale for its workspace: nothing credited. */
-  paymentMismatch(reason: MismatchReason): void;
+  paymentMismatch(reason: MismatchReasonLabel): void;
   /** One answer of `POST /webhooks/stripe`, by HTTP status. */
   stripeWebhookAnswered(statusCode: number): void;
 }
@@ -110,30 +105,6 @@ export interface Metrics
   readonly registry: Registry;
   /** The Content-Type of `scrape()`'s text. */
   readonly contentType: string;
-  readonly httpRequestDuration: Histogram<"method" | "route" | "status_code">;
-  readonly creditsSpent: Counter<"operation">;
-  readonly searches: Counter<"outcome">;
-  readonly drafts: Counter<"outcome" | "generator">;
-  readonly auditJobs: Counter<"outcome">;
-  readonly auditJobDuration: Histogram<"outcome">;
-  readonly auditCacheLookupsTotal: Counter<"result">;
-  readonly auditQueueDepth: Gauge<"state">;
-  readonly auditActiveJobs: Gauge;
-  readonly auditsInFlightGauge: Gauge;
-  readonly auditStageDuration: Histogram<"stage">;
-  readonly auditQueueWaitDuration: Histogram;
-  readonly searchesTruncatedByBudget: Counter;
-  readonly placesRequestDuration: Histogram<"outcome">;
-  readonly llmRequestDuration: Histogram<"outcome">;
-  readonly rateLimitFallbackGauge: Gauge;
-  readonly rateLimitChecksInMemory: Counter;
-  readonly creditPurchases: Counter<"source">;
-  readonly creditsSold: Counter<"source">;
-  readonly creditReversals: Counter<"kind">;
-  readonly creditsReversed: Counter<"kind">;
-  readonly creditShortfall: Counter;
-  readonly paymentMismatches: Counter<"reason">;
-  readonly stripeWebhookResponses: Counter<"status_code">;
   /** `route` is the route pattern (`/v1/leads/:id`), never the raw URL. */
   httpRequestFinished(method: string, route: string, statusCode: number, seconds: number): void;
   /**
@@ -159,11 +130,35 @@ const AUDIT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 12, 20, 30, 60];
 const PLACES_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
 const LLM_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
+type Registers = Registry[];
+
+/**
+ * The metrics are registered in this order (the scrape lists them so): requests and what they
+ * charge, audits, the upstream calls, the rate limits' fallback, payments. Known label values start at 0,
+ * so that rate() and ratios work from the first event.
+ */
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const registry = new Registry();
   const registers = [registry];
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+  const queue = auditQueueSource(options);
+  return {
+    registry,
+    contentType: registry.contentType,
+    ...requestMetrics(registers),
+    ...auditMetrics(registers, queue.read),
+    ...upstreamCallMetrics(registers),
+    ...rateLimitMetrics(registers),
+    ...paymentMetrics(registers),
+    observeAuditQueue: queue.observe,
+    scrape: () => registry.metrics(),
+  };
+}
 
+/** HTTP requests, searches and drafts, and the credits they charged. */
+function requestMetrics(
+  registers: Registers,
+): Pick<Metrics, "httpRequestFinished" | "searchFinished" | "draftFinished"> {
   const httpRequestDuration = new Histogram({
     name: `${METRICS_PREFIX}http_request_duration_seconds`,
     help: "HTTP request duration by method, route pattern and status code",
@@ -189,6 +184,65 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ["outcome", "generator"] as const,
     registers,
   });
+  for (const operation of CREDIT_OPERATIONS) creditsSpent.inc({ operation }, 0);
+  for (const outcome of SEARCH_OUTCOMES) searches.inc({ outcome }, 0);
+  for (const outcome of DRAFT_OUTCOMES) {
+    for (const generator of DRAFT_GENERATORS) drafts.inc({ outcome, generator }, 0);
+  }
+  return {
+    httpRequestFinished(method, route, statusCode, seconds) {
+      httpRequestDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
+    },
+    searchFinished(outcome, credits) {
+      searches.inc({ outcome });
+      if (credits > 0) creditsSpent.inc({ operation: "search" }, credits);
+    },
+    draftFinished(outcome, generator, credits) {
+      drafts.inc({ outcome, generator });
+      if (credits > 0) creditsSpent.inc({ operation: "draft" }, credits);
+    },
+  };
+}
+
+/** Where the queue gauges read from: one read per scrape feeds both (the second reuses the first's). */
+function auditQueueSource(options: CreateMetricsOptions) {
+  let source: (() => Promise<AuditQueueCounts | undefined>) | undefined;
+  let pendingRead: Promise<AuditQueueCounts | undefined> | undefined;
+  const queueReadTimeoutMs = options.queueReadTimeoutMs ?? 1_000;
+  const read = (): Promise<AuditQueueCounts | undefined> => {
+    const current = source;
+    if (!current) return Promise.resolve(undefined);
+    pendingRead ??= withTimeout(current(), queueReadTimeoutMs, "the audit queue counts")
+      .catch((error: unknown) => {
+        options.onCollectError?.(error);
+        return undefined;
+      })
+      .finally(() => {
+        setImmediate(() => {
+          pendingRead = undefined;
+        });
+      });
+    return pendingRead;
+  };
+  const observe = (next: () => Promise<AuditQueueCounts | undefined>): void => {
+    source = next;
+  };
+  return { read, observe };
+}
+
+/** Audits: jobs, their stages and waits, the queue, the cache lookups of the scan, searches cut by the check budget. */
+function auditMetrics(
+  registers: Registers,
+  readQueue: () => Promise<AuditQueueCounts | undefined>,
+): Pick<
+  Metrics,
+  | "auditJobFinished"
+  | "auditCacheLookups"
+  | "auditsInFlight"
+  | "auditStage"
+  | "auditQueueWait"
+  | "searchTruncatedByBudget"
+> {
   const auditJobs = new Counter({
     name: `${METRICS_PREFIX}audit_jobs_total`,
     help: "Homepage audits run by this process, by outcome (ok, failed: the site could not be read, error)",
@@ -208,49 +262,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ["result"] as const,
     registers,
   });
-
-  let queueSource: (() => Promise<AuditQueueCounts | undefined>) | undefined;
-  // One read per scrape feeds both gauges; the second collect reuses the first one's promise.
-  let pendingRead: Promise<AuditQueueCounts | undefined> | undefined;
-  const queueReadTimeoutMs = options.queueReadTimeoutMs ?? 1_000;
-  const readQueue = () => {
-    const source = queueSource;
-    if (!source) return Promise.resolve(undefined);
-    pendingRead ??= withTimeout(source(), queueReadTimeoutMs, "the audit queue counts")
-      .catch((error: unknown) => {
-        options.onCollectError?.(error);
-        return undefined;
-      })
-      .finally(() => {
-        setImmediate(() => {
-          pendingRead = undefined;
-        });
-      });
-    return pendingRead;
-  };
-  const auditQueueDepth: Gauge<"state"> = new Gauge({
-    name: `${METRICS_PREFIX}audit_queue_depth`,
-    help: "Audit jobs waiting to run, by state (waiting, delayed)",
-    labelNames: ["state"] as const,
-    registers,
-    async collect() {
-      const counts = await readQueue();
-      auditQueueDepth.reset();
-      if (!counts) return;
-      auditQueueDepth.set({ state: "waiting" }, counts.waiting);
-      auditQueueDepth.set({ state: "delayed" }, counts.delayed);
-    },
-  });
-  const auditActiveJobs: Gauge = new Gauge({
-    name: `${METRICS_PREFIX}audit_active_jobs`,
-    help: "Audit jobs running now",
-    registers,
-    async collect() {
-      const counts = await readQueue();
-      auditActiveJobs.reset();
-      if (counts) auditActiveJobs.set(counts.active);
-    },
-  });
+  registerAuditQueueGauges(registers, readQueue);
   const auditsInFlightGauge = new Gauge({
     name: `${METRICS_PREFIX}audits_in_flight`,
     help: "Homepage audits running in this process now (fetching or parsing)",
@@ -274,6 +286,65 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     help: "Live-check searches answered truncated because checks were still running when the budget ran out",
     registers,
   });
+  for (const outcome of AUDIT_JOB_OUTCOMES) auditJobs.inc({ outcome }, 0);
+  for (const result of ["hit", "miss"]) auditCacheLookupsTotal.inc({ result }, 0);
+  searchesTruncatedByBudget.inc(0);
+  return {
+    auditJobFinished(outcome, seconds) {
+      auditJobs.inc({ outcome });
+      auditJobDuration.observe({ outcome }, seconds);
+    },
+    auditCacheLookups(hits, misses) {
+      if (hits > 0) auditCacheLookupsTotal.inc({ result: "hit" }, hits);
+      if (misses > 0) auditCacheLookupsTotal.inc({ result: "miss" }, misses);
+    },
+    auditsInFlight(delta) {
+      auditsInFlightGauge.inc(delta);
+    },
+    auditStage(stage, seconds) {
+      auditStageDuration.observe({ stage }, seconds);
+    },
+    auditQueueWait(seconds) {
+      auditQueueWaitDuration.observe(seconds);
+    },
+    searchTruncatedByBudget() {
+      searchesTruncatedByBudget.inc();
+    },
+  };
+}
+
+/** The queue gauges, read from the queue source at each scrape. */
+function registerAuditQueueGauges(
+  registers: Registers,
+  readQueue: () => Promise<AuditQueueCounts | undefined>,
+): void {
+  const auditQueueDepth: Gauge<"state"> = new Gauge({
+    name: `${METRICS_PREFIX}audit_queue_depth`,
+    help: "Audit jobs waiting to run, by state (waiting, delayed)",
+    labelNames: ["state"] as const,
+    registers,
+    async collect() {
+      const counts = await readQueue();
+      auditQueueDepth.reset();
+      if (!counts) return;
+      auditQueueDepth.set({ state: "waiting" }, counts.waiting);
+      auditQueueDepth.set({ state: "delayed" }, counts.delayed);
+    },
+  });
+  const auditActiveJobs: Gauge = new Gauge({
+    name: `${METRICS_PREFIX}audit_active_jobs`,
+    help: "Audit jobs running now",
+    registers,
+    async collect() {
+      const counts = await readQueue();
+      auditActiveJobs.reset();
+      if (counts) auditActiveJobs.set(counts.active);
+    },
+  });
+}
+
+/** The places provider's and the LLM's latency. */
+function upstreamCallMetrics(registers: Registers): Pick<Metrics, "placesCallFinished" | "llmCallFinished"> {
   const placesRequestDuration = new Histogram({
     name: `${METRICS_PREFIX}places_request_duration_seconds`,
     help: "Places provider latency of one result page (retries included), by outcome",
@@ -288,7 +359,18 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     buckets: LLM_BUCKETS,
     registers,
   });
+  return {
+    placesCallFinished(outcome, seconds) {
+      placesRequestDuration.observe({ outcome }, seconds);
+    },
+    llmCallFinished(outcome, seconds) {
+      llmRequestDuration.observe({ outcome }, seconds);
+    },
+  };
+}
 
+/** While Redis is away, rate and cost limits are counted in this node's memory. */
+function rateLimitMetrics(registers: Registers): RateLimitFallbackMetrics {
   const rateLimitFallbackGauge = new Gauge({
     name: `${METRICS_PREFIX}rate_limit_fallback_active`,
     help: "1 while Redis is unreachable and this node counts rate and cost limits in its own memory (limits per node)",
@@ -299,7 +381,19 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     help: "Rate and cost limit checks answered from this node's memory because Redis was unreachable",
     registers,
   });
+  rateLimitChecksInMemory.inc(0);
+  return {
+    rateLimitFallbackActive(active) {
+      rateLimitFallbackGauge.set(active ? 1 : 0);
+    },
+    rateLimitCheckInMemory() {
+      rateLimitChecksInMemory.inc();
+    },
+  };
+}
 
+/** Credits bought (Stripe or the operator), taken back by refunds and disputes, and the webhook's answers. */
+function paymentMetrics(registers: Registers): PaymentMetrics {
   const creditPurchases = new Counter({
     name: `${METRICS_PREFIX}credit_purchases_total`,
     help: "Purchases credited, by source (stripe: a paid Checkout Session; operator: the admin API)",
@@ -341,8 +435,6 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ["status_code"] as const,
     registers,
   });
-
-  // Known label values start at 0, so that rate() and ratios work from the first event.
   for (const source of PURCHASE_SOURCES) {
     creditPurchases.inc({ source }, 0);
     creditsSold.inc({ source }, 0);
@@ -353,43 +445,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   }
   creditShortfall.inc(0);
   for (const reason of MISMATCH_REASONS) paymentMismatches.inc({ reason }, 0);
-  for (const operation of CREDIT_OPERATIONS) creditsSpent.inc({ operation }, 0);
-  for (const outcome of SEARCH_OUTCOMES) searches.inc({ outcome }, 0);
-  for (const outcome of DRAFT_OUTCOMES) {
-    for (const generator of DRAFT_GENERATORS) drafts.inc({ outcome, generator }, 0);
-  }
-  for (const outcome of AUDIT_JOB_OUTCOMES) auditJobs.inc({ outcome }, 0);
-  for (const result of ["hit", "miss"]) auditCacheLookupsTotal.inc({ result }, 0);
-  searchesTruncatedByBudget.inc(0);
-  rateLimitChecksInMemory.inc(0);
-
   return {
-    registry,
-    contentType: registry.contentType,
-    httpRequestDuration,
-    creditsSpent,
-    searches,
-    drafts,
-    auditJobs,
-    auditJobDuration,
-    auditCacheLookupsTotal,
-    auditQueueDepth,
-    auditActiveJobs,
-    auditsInFlightGauge,
-    auditStageDuration,
-    auditQueueWaitDuration,
-    searchesTruncatedByBudget,
-    placesRequestDuration,
-    llmRequestDuration,
-    rateLimitFallbackGauge,
-    rateLimitChecksInMemory,
-    creditPurchases,
-    creditsSold,
-    creditReversals,
-    creditsReversed,
-    creditShortfall,
-    paymentMismatches,
-    stripeWebhookResponses,
     purchaseCredited(source, credits) {
       creditPurchases.inc({ source });
       creditsSold.inc({ source }, credits);
@@ -405,53 +461,6 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     stripeWebhookAnswered(statusCode) {
       stripeWebhookResponses.inc({ status_code: String(statusCode) });
     },
-    rateLimitFallbackActive(active) {
-      rateLimitFallbackGauge.set(active ? 1 : 0);
-    },
-    rateLimitCheckInMemory() {
-      rateLimitChecksInMemory.inc();
-    },
-    httpRequestFinished(method, route, statusCode, seconds) {
-      httpRequestDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
-    },
-    searchFinished(outcome, credits) {
-      searches.inc({ outcome });
-      if (credits > 0) creditsSpent.inc({ operation: "search" }, credits);
-    },
-    auditCacheLookups(hits, misses) {
-      if (hits > 0) auditCacheLookupsTotal.inc({ result: "hit" }, hits);
-      if (misses > 0) auditCacheLookupsTotal.inc({ result: "miss" }, misses);
-    },
-    searchTruncatedByBudget() {
-      searchesTruncatedByBudget.inc();
-    },
-    auditsInFlight(delta) {
-      auditsInFlightGauge.inc(delta);
-    },
-    auditStage(stage, seconds) {
-      auditStageDuration.observe({ stage }, seconds);
-    },
-    auditQueueWait(seconds) {
-      auditQueueWaitDuration.observe(seconds);
-    },
-    draftFinished(outcome, generator, credits) {
-      drafts.inc({ outcome, generator });
-      if (credits > 0) creditsSpent.inc({ operation: "draft" }, credits);
-    },
-    auditJobFinished(outcome, seconds) {
-      auditJobs.inc({ outcome });
-      auditJobDuration.observe({ outcome }, seconds);
-    },
-    placesCallFinished(outcome, seconds) {
-      placesRequestDuration.observe({ outcome }, seconds);
-    },
-    llmCallFinished(outcome, seconds) {
-      llmRequestDuration.observe({ outcome }, seconds);
-    },
-    observeAuditQueue(read) {
-      queueSource = read;
-    },
-    scrape: () => registry.metrics(),
   };
 }
 
@@ -463,82 +472,5 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-const secondsSince = (started: number) => (performance.now() - started) / 1000;
-
-/** Times each page the provider delivers (one provider call, its retries included). */
-export function instrumentPlacesProvider(
-  provider: PlacesProvider,
-  metrics: PlacesCallMetrics,
-): PlacesProvider {
-  return {
-    name: provider.name,
-    async *searchText(query: TextSearchQuery, options?: SearchTextOptions) {
-      const pages = provider.searchText(query, options)[Symbol.asyncIterator]();
-      let finished = false;
-      try {
-        while (true) {
-          const started = performance.now();
-          let next: IteratorResult<PlaceCandidate[]>;
-          try {
-            next = await pages.next();
-          } catch (error) {
-            finished = true;
-            metrics.placesCallFinished("error", secondsSince(started));
-            throw error;
-          }
-          // The end of the pages is not a call: the provider stops without asking.
-          if (next.done) {
-            finished = true;
-            return;
-          }
-          metrics.placesCallFinished("ok", secondsSince(started));
-          yield next.value;
-        }
-      } finally {
-        // The consumer stopped early: let the provider stop too.
-        if (!finished) await pages.return?.();
-      }
-    },
-  };
-}
-
-/** Times the LLM drafter's calls; the template drafter calls nothing and is returned as is. */
-export function instrumentDraftGenerator(generator: DraftGenerator, metrics: LlmCallMetrics): DraftGenerator {
-  if (generator.name !== "llm") return generator;
-  return {
-    name: generator.name,
-    maxDurationMs: generator.maxDurationMs,
-    async generate(request: DraftRequest): Promise<Draft> {
-      const started = performance.now();
-      try {
-        const draft = await generator.generate(request);
-        metrics.llmCallFinished("ok", secondsSince(started));
-        return draft;
-      } catch (error) {
-        metrics.llmCallFinished("error", secondsSince(started));
-        throw error;
-      }
-    },
-  };
-}
-
-/** Counts and times audits: `failed` is a site that could not be read, `error` an audit that threw. */
-export function instrumentAuditRunner(
-  run: (target: AuditTarget) => Promise<SiteAudit>,
-  metrics: AuditJobMetrics,
-): (target: AuditTarget) => Promise<SiteAudit> {
-  return async (target) => {
-    const started = performance.now();
-    metrics.auditsInFlight(1);
-    try {
-      const audit = await run(target);
-      metrics.auditJobFinished(audit.outcome === "ok" ? "ok" : "failed", secondsSince(started));
-      return audit;
-    } catch (error) {
-      metrics.auditJobFinished("error", secondsSince(started));
-      throw error;
-    } finally {
-      metrics.auditsInFlight(-1);
-    }
-  };
-}
+/** Seconds since a `performance.now()` reading: what the call wrappers observe. */
+export const secondsSince = (started: number): number => (performance.now() - started) / 1000;

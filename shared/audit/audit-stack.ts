@@ -1,8 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
-import { type AuditJobMetrics, instrumentAuditRunner } from "../metrics.ts";
+import type { AuditJobMetrics } from "../metrics.ts";
 import { defaultAnalysisThreads } from "./analysis-pool.ts";
 import { startFetchLoops } from "./fetch-loops.ts";
+import { instrumentAuditRunner } from "./instrumented.ts";
 import { auditUserAgent, type CheckSite, type RunAudit, storingAudits } from "./run-audit.ts";
 import { createLocalSiteCheck, type SiteCheckSettings, type SiteCheckUsage } from "./site-check.ts";
 

@@ -108,8 +108,13 @@ async function counter(
   name: "paymentMismatches" | "stripeWebhookResponses" | "creditPurchases",
   label: string,
 ) {
-  const metric = await t.services.metrics[name].get();
-  return metric.values
+  const series = {
+    paymentMismatches: "leadapi_payment_mismatches_total",
+    stripeWebhookResponses: "leadapi_stripe_webhook_responses_total",
+    creditPurchases: "leadapi_credit_purchases_total",
+  }[name];
+  const metric = await t.services.metrics.registry.getSingleMetric(series)?.get();
+  return (metric?.values ?? [])
     .filter((value) => Object.values(value.labels).includes(label))
     .reduce((sum, value) => sum + value.value, 0);
 }
