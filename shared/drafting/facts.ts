@@ -14,28 +14,6 @@ import { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW } from "../fac
 // The list lives below drafting and scoring alike; its drafting users read it from here.
 export { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW };
 
-/**
- * What each key means, as clients read it (the `facts_used` description of `/openapi.json` is
- * built from this, so a new key cannot be left out of it).
- */
-export const FACT_MEANINGS_FOR_CLIENTS: Record<FactKey, string> = {
-  site_unreachable:
-    "the website does not load: two visits a few seconds apart both ended in no such domain, a refused connection, or an HTTP 5xx, 404 or 410 at the homepage",
-  parked_domain: 'the web address shows a parking or "domain for sale" page instead of the business\'s site',
-  social_profile_only:
-    "the website listed is a social profile or link page (Facebook, Instagram, Linktree, ...)",
-  no_https:
-    "the site is not secure: it has no working HTTPS, or its certificate is invalid (expired, for another host, self-signed)",
-  no_website: "no website found for the business",
-  no_mobile_viewport: "the homepage has no viewport meta tag",
-  stale_copyright: "the footer copyright year is years out of date",
-  legacy_site_tech: "legacy technology: old jQuery, table layouts, Flash, deprecated HTML tags",
-  no_french_version: "a Canadian business whose site has no French version",
-  low_review_count: "fewer than 10 provider reviews",
-  not_mobile_friendly: "the site is not mobile-friendly (collapsed flag, no more specific signal)",
-  outdated_website: "the site looks outdated (collapsed flag, no more specific signal)",
-};
-
 /** The spec's limit of `facts_used` entries per draft. */
 export const MAX_FACTS_PER_DRAFT = 2;
 

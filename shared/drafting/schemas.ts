@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { FACT_KEYS_IN_ORDER, FACT_MEANINGS_FOR_CLIENTS, MAX_FACTS_PER_DRAFT } from "./facts.ts";
+import { FACT_KEYS_IN_ORDER, FACT_MEANINGS_FOR_CLIENTS } from "../facts/fact-keys.ts";
+import { MAX_FACTS_PER_DRAFT } from "./facts.ts";
 
 /** The wire shapes of a draft: /v1 validation, `/openapi.json`, the MCP tool and the types. */
 export const draftLocaleSchema = z
