@@ -122,3 +122,10 @@ export function loggerOptions(level: LoggerOptions["level"], name: string): Logg
 export function createLogger(level: LoggerOptions["level"], name: string): Logger {
   return pino(loggerOptions(level, name));
 }
+
+/** The logging an operation or a payment does: a pino logger, a request's, or a test's silent twin. */
+export interface OperationLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}

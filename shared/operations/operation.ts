@@ -5,6 +5,7 @@ import type { CostGuard, CostKind } from "../cost-guard.ts";
 import type { Db } from "../db/database.ts";
 import type { DraftGenerator } from "../drafting/generator.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
+import type { OperationLogger } from "../logger.ts";
 import type { DraftMetrics, SearchMetrics } from "../metrics.ts";
 import type { PlacesProvider } from "../places/types.ts";
 import { consumeOrThrow, type RateLimitBucket, type RateLimiter } from "../rate-limits.ts";
@@ -82,12 +83,6 @@ export interface OperationServices {
   auditor: SiteAuditor;
   draftGenerator: DraftGenerator;
   metrics: SearchMetrics & DraftMetrics;
-}
-
-export interface OperationLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 /** Who calls (an API key, an OAuth grant or a console member), with the door's logger and abort signal. */

@@ -7,8 +7,8 @@
 import type Stripe from "stripe";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
+import type { OperationLogger } from "../logger.ts";
 import type { PaymentMetrics } from "../metrics.ts";
-import type { OperationLogger } from "../operations/operation.ts";
 import {
   type CheckoutSessionFacts,
   type CreditOutcome,
@@ -58,78 +58,15 @@ export interface Payments {
   handleEvent(event: Stripe.Event, logger: OperationLogger): Promise<void>;
 }
 
-export function createPayments(deps: {
+interface PaymentDeps {
   db: Db;
   gateway: StripeGateway;
   sale: CreditSale;
   metrics?: PaymentMetrics;
-}): Payments {
-  const { db, gateway, sale, metrics } = deps;
+}
 
-  const credit = async (
-    session: CheckoutSessionFacts,
-    logger: OperationLogger,
-    via: string,
-  ): Promise<CreditOutcome> => {
-    const outcome = await creditCheckoutSession(db, session, sale);
-    const context = { checkout_session: session.id, payment_intent: session.paymentIntentId, via };
-    switch (outcome.kind) {
-      case "credited":
-        metrics?.purchaseCredited("stripe", outcome.credits);
-        logger.info(
-          { ...context, workspace_id: outcome.workspaceId, credits: outcome.credits },
-          "credits bought",
-        );
-        break;
-      case "reversed_before_credit":
-        logger.warn(
-          { ...context, workspace_id: outcome.workspaceId, credits: outcome.credits },
-          "payment refunded or disputed before it was credited: nothing credited",
-        );
-        break;
-      case "mismatch":
-        metrics?.paymentMismatch(outcome.reason);
-        logger.warn(
-          { ...context, reason: outcome.reason, detail: outcome.detail },
-          "paid checkout session does not match a pack on sale: nothing credited",
-        );
-        break;
-      default:
-        break;
-    }
-    return outcome;
-  };
-
-  const reverse = async (reversal: StripeReversal, logger: OperationLogger): Promise<ReversalOutcome> => {
-    const outcome = await reverseStripePayment(db, reversal);
-    const context = {
-      payment_intent: reversal.paymentIntentId,
-      kind: reversal.kind,
-      reference: reversal.reference,
-    };
-    if (outcome.kind === "applied") {
-      metrics?.reversalApplied(reversal.kind, outcome.credits, outcome.shortfall);
-      const message = outcome.shortfall > 0 ? "credits taken back, with a shortfall" : "credits taken back";
-      (outcome.shortfall > 0 ? logger.warn : logger.info).call(
-        logger,
-        {
-          ...context,
-          workspace_id: outcome.workspaceId,
-          credits: outcome.credits,
-          shortfall: outcome.shortfall,
-        },
-        message,
-      );
-    } else if (outcome.kind === "recorded_before_purchase") {
-      metrics?.reversalApplied(reversal.kind, 0, 0);
-      logger.warn(
-        context,
-        "reversal of a payment not credited (yet): recorded, its completion will credit nothing",
-      );
-    }
-    return outcome;
-  };
-
+export function createPayments(deps: PaymentDeps): Payments {
+  const { gateway, sale } = deps;
   return {
     sale,
     checkoutOrigins: gateway.checkoutOrigins,
@@ -156,7 +93,7 @@ export function createPayments(deps: {
       const session = await gateway.retrieveCheckoutSession(sessionId);
       // Another workspace's session says nothing here (and is credited only by its own page or the webhook).
       if (!session || session.clientReferenceId !== workspaceId) return "unknown";
-      const outcome = await credit(session, logger, "return page");
+      const outcome = await creditAndReport(deps, session, logger, "return page");
       switch (outcome.kind) {
         case "credited":
         case "already_credited":
@@ -170,44 +107,124 @@ export function createPayments(deps: {
 
     verifyEvent: (rawBody, signature) => gateway.verifyEvent(rawBody, signature),
 
-    async handleEvent(event, logger) {
-      const via = `webhook ${event.id}`;
-      switch (event.type) {
-        case "checkout.session.completed":
-        case "checkout.session.async_payment_succeeded":
-          await credit(sessionFacts(event.data.object), logger, via);
-          return;
-        case "charge.refunded": {
-          const charge = event.data.object;
-          const paymentIntentId = idOf(charge.payment_intent);
-          if (!paymentIntentId) break;
-          await reverse(
-            {
-              paymentIntentId,
-              kind: "refund",
-              reference: String(charge.amount_refunded),
-              amount: charge.amount_refunded,
-            },
-            logger,
-          );
-          return;
-        }
-        case "charge.dispute.created": {
-          const dispute = event.data.object;
-          const paymentIntentId = idOf(dispute.payment_intent);
-          if (!paymentIntentId) break;
-          await reverse(
-            { paymentIntentId, kind: "dispute", reference: dispute.id, amount: dispute.amount },
-            logger,
-          );
-          return;
-        }
-        default:
-          return;
-      }
-      logger.warn({ event: event.id, type: event.type }, "Stripe event without a payment intent: ignored");
-    },
+    handleEvent: (event, logger) => handleStripeEvent(deps, event, logger),
   };
+}
+
+/** Credits one paid session (at most once), then logs and counts what happened. */
+async function creditAndReport(
+  { db, sale, metrics }: PaymentDeps,
+  session: CheckoutSessionFacts,
+  logger: OperationLogger,
+  via: string,
+): Promise<CreditOutcome> {
+  const outcome = await creditCheckoutSession(db, session, sale);
+  const context = { checkout_session: session.id, payment_intent: session.paymentIntentId, via };
+  switch (outcome.kind) {
+    case "credited":
+      metrics?.purchaseCredited("stripe", outcome.credits);
+      logger.info(
+        { ...context, workspace_id: outcome.workspaceId, credits: outcome.credits },
+        "credits bought",
+      );
+      break;
+    case "reversed_before_credit":
+      logger.warn(
+        { ...context, workspace_id: outcome.workspaceId, credits: outcome.credits },
+        "payment refunded or disputed before it was credited: nothing credited",
+      );
+      break;
+    case "mismatch":
+      metrics?.paymentMismatch(outcome.reason);
+      logger.warn(
+        { ...context, reason: outcome.reason, detail: outcome.detail },
+        "paid checkout session does not match a pack on sale: nothing credited",
+      );
+      break;
+    default:
+      break;
+  }
+  return outcome;
+}
+
+/** Takes a refunded or disputed payment's credits back, then logs and counts what happened. */
+async function reverseAndReport(
+  { db, metrics }: PaymentDeps,
+  reversal: StripeReversal,
+  logger: OperationLogger,
+): Promise<ReversalOutcome> {
+  const outcome = await reverseStripePayment(db, reversal);
+  const context = {
+    payment_intent: reversal.paymentIntentId,
+    kind: reversal.kind,
+    reference: reversal.reference,
+  };
+  if (outcome.kind === "applied") {
+    metrics?.reversalApplied(reversal.kind, outcome.credits, outcome.shortfall);
+    const message = outcome.shortfall > 0 ? "credits taken back, with a shortfall" : "credits taken back";
+    (outcome.shortfall > 0 ? logger.warn : logger.info).call(
+      logger,
+      {
+        ...context,
+        workspace_id: outcome.workspaceId,
+        credits: outcome.credits,
+        shortfall: outcome.shortfall,
+      },
+      message,
+    );
+  } else if (outcome.kind === "recorded_before_purchase") {
+    metrics?.reversalApplied(reversal.kind, 0, 0);
+    logger.warn(
+      context,
+      "reversal of a payment not credited (yet): recorded, its completion will credit nothing",
+    );
+  }
+  return outcome;
+}
+
+/** One verified webhook event: completions credit, refunds and disputes take back, the rest is ignored. */
+async function handleStripeEvent(
+  deps: PaymentDeps,
+  event: Stripe.Event,
+  logger: OperationLogger,
+): Promise<void> {
+  const via = `webhook ${event.id}`;
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded":
+      await creditAndReport(deps, sessionFacts(event.data.object), logger, via);
+      return;
+    case "charge.refunded": {
+      const charge = event.data.object;
+      const paymentIntentId = idOf(charge.payment_intent);
+      if (!paymentIntentId) break;
+      await reverseAndReport(
+        deps,
+        {
+          paymentIntentId,
+          kind: "refund",
+          reference: String(charge.amount_refunded),
+          amount: charge.amount_refunded,
+        },
+        logger,
+      );
+      return;
+    }
+    case "charge.dispute.created": {
+      const dispute = event.data.object;
+      const paymentIntentId = idOf(dispute.payment_intent);
+      if (!paymentIntentId) break;
+      await reverseAndReport(
+        deps,
+        { paymentIntentId, kind: "dispute", reference: dispute.id, amount: dispute.amount },
+        logger,
+      );
+      return;
+    }
+    default:
+      return;
+  }
+  logger.warn({ event: event.id, type: event.type }, "Stripe event without a payment intent: ignored");
 }
 
 const idOf = (value: string | { id: string } | null): string | null =>
