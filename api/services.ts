@@ -153,38 +153,14 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
-  const inviteLimiter = createLimiter<"invites_account" | "invites_workspace">(
-    {
-      invites_account: { points: config.invitesPerHour, windowSeconds: 3600 },
-      invites_workspace: { points: config.invitesPerHour, windowSeconds: 3600 },
-    },
-    limiterStore,
-  );
-  const mailer =
-    config.mail?.kind === "smtp"
-      ? createSmtpMailer({ ...config.mail, logger })
-      : config.mail?.kind === "log"
-        ? createLogMailer(logger)
-        : undefined;
+  const mailer = createAccountMailer(config, logger);
   const passwordLimiter = createPasswordLimiter(config, db, limiterStore, logger, mailer);
-  // Keyed by the client's address (an IPv6 client by its /64).
-  const accountMailLimiter = perAddress(
-    createLimiter<"account_mail">(
-      { account_mail: { points: config.accountMailPerAddressPerHour, windowSeconds: 3600 } },
-      limiterStore,
-    ),
-  );
+  const { inviteLimiter, accountMailLimiter } = createAccountMailLimiters(config, limiterStore);
 
   const auditor = overrides.auditor ?? (await createAuditor(config, db, metrics, logger));
   metrics.observeAuditQueue(async () => auditor.queueCounts?.());
 
-  const places =
-    overrides.places ??
-    (config.places.kind === "fixture"
-      ? createFixturePlacesProvider({ file: config.places.file })
-      : config.places.kind === "google"
-        ? createGooglePlacesProvider({ apiKey: config.places.apiKey, baseUrl: config.places.baseUrl, logger })
-        : undefined);
+  const places = overrides.places ?? createPlacesProvider(config, logger);
 
   return {
     config,
@@ -230,6 +206,47 @@ export async function createServices(
       await opened?.close();
     },
   };
+}
+
+/** What limits account mail: invites per person and per workspace, sign-up and reset mail per address. */
+function createAccountMailLimiters(
+  config: Config,
+  limiterStore: LimiterStore,
+): Pick<Services, "inviteLimiter" | "accountMailLimiter"> {
+  const inviteLimiter = createLimiter<"invites_account" | "invites_workspace">(
+    {
+      invites_account: { points: config.invitesPerHour, windowSeconds: 3600 },
+      invites_workspace: { points: config.invitesPerHour, windowSeconds: 3600 },
+    },
+    limiterStore,
+  );
+  // Keyed by the client's address (an IPv6 client by its /64).
+  const accountMailLimiter = perAddress(
+    createLimiter<"account_mail">(
+      { account_mail: { points: config.accountMailPerAddressPerHour, windowSeconds: 3600 } },
+      limiterStore,
+    ),
+  );
+  return { inviteLimiter, accountMailLimiter };
+}
+
+/** Account mail as configured: through SMTP, written to the log (`SMTP_URL=log:`), or none. */
+function createAccountMailer(config: Config, logger: Logger): Mailer | undefined {
+  if (config.mail?.kind === "smtp") return createSmtpMailer({ ...config.mail, logger });
+  if (config.mail?.kind === "log") return createLogMailer(logger);
+  return undefined;
+}
+
+/** The places provider as configured: the offline fixture, Google Places, or none. */
+function createPlacesProvider(config: Config, logger: Logger): PlacesProvider | undefined {
+  if (config.places.kind === "fixture") return createFixturePlacesProvider({ file: config.places.file });
+  if (config.places.kind === "google")
+    return createGooglePlacesProvider({
+      apiKey: config.places.apiKey,
+      baseUrl: config.places.baseUrl,
+      logger,
+    });
+  return undefined;
 }
 
 /**

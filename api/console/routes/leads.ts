@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
   addEvidence,
@@ -91,8 +91,95 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
     );
   });
 
-  // Drafts the ticked leads, one after the other, each one call of the draft operation (its
-  // bucket, its hourly limit, its 1 credit); stops at the first refusal of credit (or of rate).
+  bulkDraftRoute(app, services);
+
+  app.post("/leads/:leadId/mark", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const form = markForm.safeParse(request.body);
+    // A lead of another workspace is a 404 whatever the form says.
+    if (!form.success) {
+      return renderLead(request, reply, {
+        error: (t) => t.t("invalidInput", { detail: "status" }),
+        status: 400,
+      });
+    }
+    const { status } = form.data;
+    await invoke(markLeadOperation, callerOf(request, services), { lead_id: leadId, status });
+    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=${status}`, 303);
+  });
+
+  csvExportRoute(app, services);
+
+  app.get("/leads/:leadId", async (request, reply) => {
+    // The lead read of every door (read bucket, log line); the page adds its evidence and drafts.
+    const found = await invoke(getLeadOperation, callerOf(request, services), {
+      lead_id: idParam(request, "leadId"),
+    });
+    const lead = await addEvidence(db, { ...found, added_at: new Date(found.added_at) });
+    return renderLead(request, reply, { lead });
+  });
+
+  app.post("/leads/:leadId/draft", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const { locale } = parseForm(draftForm, request.body);
+    try {
+      // The draft operation of every door: read bucket, hourly draft-attempt limit, same charge.
+      await invoke(draftOperation, callerOf(request, services), { lead_id: leadId, locale });
+    } catch (error) {
+      if (
+        !(error instanceof ApiError) ||
+        error.status === 404 ||
+        (error.status >= 500 && error.code !== "generation_failed")
+      )
+        throw error;
+      reply.headers(error.headers);
+      const key = DRAFT_REFUSALS[error.code];
+      return renderLead(request, reply, {
+        error: key ? (t: Translator) => t.t(key) : () => error.message,
+        status: error.status,
+      });
+    }
+    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=drafted`, 303);
+  });
+
+  /**
+   * The lead page: the lead as the caller already has it (the get-lead operation's answer), else
+   * read here (a refused mark or draft shows the page again), with its drafts.
+   */
+  async function renderLead(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: { lead?: LeadWithEvidence; error?: (t: Translator) => string; status?: number } = {},
+  ) {
+    const { workspace_id } = membershipOf(request);
+    const leadId = idParam(request, "leadId");
+    const lead = outcome.lead ?? (await findLeadWithEvidence(db, workspace_id, leadId));
+    if (!lead) throw new PageError(404, "notFound");
+    const workspace = await requireWorkspace(db, workspace_id);
+    const drafts = await listDraftsOfLead(db, workspace_id, leadId);
+    return reply.render(
+      (context) =>
+        leadPage(context, {
+          workspaceId: workspace_id,
+          lead,
+          drafts,
+          language: workspace.language,
+          info: noticeOf(request, context),
+          error: outcome.error?.(context.t),
+        }),
+      outcome.status,
+    );
+  }
+};
+
+/**
+ * `POST /leads/draft`: drafts the ticked leads, one after the other, each one call of the draft
+ * operation (its bucket, its hourly limit, its 1 credit); stops at the first refusal of credit (or of rate).
+ */
+function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["services"]): void {
+  const { db } = services;
   app.post("/leads/draft", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     const form = bulkDraftForm.safeParse(request.body);
@@ -166,23 +253,11 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
       });
     });
   });
+}
 
-  app.post("/leads/:leadId/mark", async (request, reply) => {
-    const { workspace_id } = membershipOf(request);
-    const leadId = idParam(request, "leadId");
-    const form = markForm.safeParse(request.body);
-    // A lead of another workspace is a 404 whatever the form says.
-    if (!form.success) {
-      return renderLead(request, reply, {
-        error: (t) => t.t("invalidInput", { detail: "status" }),
-        status: 400,
-      });
-    }
-    const { status } = form.data;
-    await invoke(markLeadOperation, callerOf(request, services), { lead_id: leadId, status });
-    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=${status}`, 303);
-  });
-
+/** `GET /leads.csv`: the workspace's leads as a CSV file. */
+function csvExportRoute(app: FastifyInstance, services: ConsoleRouteOptions["services"]): void {
+  const { db } = services;
   app.get("/leads.csv", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
     return reply
@@ -191,68 +266,6 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
       .header("cache-control", "no-store")
       .send(Readable.from(leadsCsv(db, workspace_id)));
   });
-
-  /**
-   * The lead page: the lead as the caller already has it (the get-lead operation's answer), else
-   * read here (a refused mark or draft shows the page again), with its drafts.
-   */
-  async function renderLead(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    outcome: { lead?: LeadWithEvidence; error?: (t: Translator) => string; status?: number } = {},
-  ) {
-    const { workspace_id } = membershipOf(request);
-    const leadId = idParam(request, "leadId");
-    const lead = outcome.lead ?? (await findLeadWithEvidence(db, workspace_id, leadId));
-    if (!lead) throw new PageError(404, "notFound");
-    const workspace = await requireWorkspace(db, workspace_id);
-    const drafts = await listDraftsOfLead(db, workspace_id, leadId);
-    return reply.render(
-      (context) =>
-        leadPage(context, {
-          workspaceId: workspace_id,
-          lead,
-          drafts,
-          language: workspace.language,
-          info: noticeOf(request, context),
-          error: outcome.error?.(context.t),
-        }),
-      outcome.status,
-    );
-  }
-
-  app.get("/leads/:leadId", async (request, reply) => {
-    // The lead read of every door (read bucket, log line); the page adds its evidence and drafts.
-    const found = await invoke(getLeadOperation, callerOf(request, services), {
-      lead_id: idParam(request, "leadId"),
-    });
-    const lead = await addEvidence(db, { ...found, added_at: new Date(found.added_at) });
-    return renderLead(request, reply, { lead });
-  });
-
-  app.post("/leads/:leadId/draft", async (request, reply) => {
-    const { workspace_id } = membershipOf(request);
-    const leadId = idParam(request, "leadId");
-    const { locale } = parseForm(draftForm, request.body);
-    try {
-      // The draft operation of every door: read bucket, hourly draft-attempt limit, same charge.
-      await invoke(draftOperation, callerOf(request, services), { lead_id: leadId, locale });
-    } catch (error) {
-      if (
-        !(error instanceof ApiError) ||
-        error.status === 404 ||
-        (error.status >= 500 && error.code !== "generation_failed")
-      )
-        throw error;
-      reply.headers(error.headers);
-      const key = DRAFT_REFUSALS[error.code];
-      return renderLead(request, reply, {
-        error: key ? (t: Translator) => t.t(key) : () => error.message,
-        status: error.status,
-      });
-    }
-    return reply.redirect(`${workspacePath(workspace_id, `leads/${leadId}`)}?done=drafted`, 303);
-  });
-};
+}
 
 export default leadRoutes;
