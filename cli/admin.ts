@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../shared/config.ts";
 import { MAX_PURCHASE_CREDITS } from "../shared/credits/ledger.ts";
+import { isLanguage, LANGUAGE_CHOICES, type Language } from "../shared/languages.ts";
 
 /** What a reviewer's demo workspace is funded with: a few searches and drafts beyond the free 10. */
 const REVIEWER_CREDITS = 100;
@@ -172,9 +173,9 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
-function languageOption(value: string | undefined): "en" | "fr" | undefined {
-  if (value === undefined || value === "en" || value === "fr") return value;
-  throw new CliError(`--language: en or fr, not ${value}`);
+function languageOption(value: string | undefined): Language | undefined {
+  if (value === undefined || isLanguage(value)) return value;
+  throw new CliError(`--language: ${LANGUAGE_CHOICES}, not ${value}`);
 }
 
 function creditsOption(value: string | undefined): number {

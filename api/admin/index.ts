@@ -6,6 +6,7 @@ import { MAX_CREDIT_CAP, readSpendingByKey } from "../../shared/credits/caps.ts"
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../shared/credits/ledger.ts";
 import type { Workspace } from "../../shared/db/schema.ts";
 import { ApiError } from "../../shared/errors.ts";
+import { languageSchema } from "../../shared/languages.ts";
 import { accountMail } from "../../shared/mail/account-mail.ts";
 import { MailNotSentError } from "../../shared/mail/mailer.ts";
 import { suppressionRequestSchema, suppressionSchema } from "../../shared/suppressions/schemas.ts";
@@ -26,7 +27,6 @@ import {
 import { inviteUrl, passwordResetUrl } from "../console/paths.ts";
 import type { Services } from "../services.ts";
 
-const language = z.enum(["en", "fr"]);
 const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });
 const memberParams = workspaceParams.extend({ member_id: z.guid("must be a uuid") });
 const keyParams = workspaceParams.extend({ key_id: z.guid("must be a uuid") });
@@ -82,7 +82,10 @@ const workspaceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
     {
       schema: {
         ...hidden,
-        body: z.strictObject({ name: z.string().trim().min(1).max(200), language: language.optional() }),
+        body: z.strictObject({
+          name: z.string().trim().min(1).max(200),
+          language: languageSchema.optional(),
+        }),
       },
     },
     async (request, reply) => reply.code(201).send(workspaceJson(await createWorkspace(db, request.body))),
@@ -103,7 +106,7 @@ const workspaceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         ...hidden,
         params: workspaceParams,
         body: z.strictObject({
-          language: language.optional(),
+          language: languageSchema.optional(),
           sender_name: optionalText(200),
           sender_company: optionalText(200),
           // The offer per language: English drafts carry offer_en, French drafts offer_fr.

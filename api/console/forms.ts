@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { languageSchema } from "../../shared/languages.ts";
 import { decimalInteger } from "../../shared/text-input.ts";
 import { PageError } from "./page-error.ts";
 
@@ -18,7 +19,6 @@ const typed = (max: number) =>
     .string()
     .default("")
     .transform((value) => value.slice(0, max));
-const language = z.enum(["en", "fr"]);
 
 export const signInForm = z.object({ email: typed(320), password: typed(1000), next: z.string().optional() });
 const personName = z.string().trim().min(1).max(200);
@@ -38,13 +38,13 @@ export const signUpForm = z.object({
   name: personName,
   email: z.email().max(320),
   agency_name: z.string().trim().min(1).max(200),
-  language: language.optional(),
+  language: languageSchema.optional(),
 });
 export const signUpConfirmForm = z.object({ token: linkToken, password: z.string().default("") });
-export const profileForm = z.object({ name: z.string().trim().min(1).max(200), language });
+export const profileForm = z.object({ name: z.string().trim().min(1).max(200), language: languageSchema });
 export const passwordForm = z.object({ current_password: typed(1000), new_password: z.string().default("") });
 export const settingsForm = z.object({
-  language,
+  language: languageSchema,
   sender_name: optionalText(200),
   sender_company: optionalText(200),
   // The offer per language: each draft carries only its own language's.
@@ -55,12 +55,12 @@ export const settingsForm = z.object({
 });
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
-export const draftForm = z.object({ locale: language.optional(), confirm: z.literal("on").optional() });
+export const draftForm = z.object({ locale: languageSchema.optional(), confirm: z.literal("on").optional() });
 /** Buy: the pack's credits (the operation checks that such a pack is on sale). */
 export const checkoutForm = z.object({ pack: z.coerce.number().int().min(1).max(1_000_000) });
 /** The leads list's bulk draft: the ticked leads (one or many), one draft each. */
 export const bulkDraftForm = z.object({
-  locale: language.optional(),
+  locale: languageSchema.optional(),
   lead_id: z
     .union([z.string(), z.array(z.string())])
     .transform((value) => (Array.isArray(value) ? value : [value]))

@@ -1,4 +1,4 @@
-import type { Language } from "../../shared/db/schema.ts";
+import { INTL_LOCALES, type Language } from "../../shared/languages.ts";
 import { en, type MessageKey, type Messages } from "./messages/en.ts";
 import { fr } from "./messages/fr.ts";
 
@@ -14,7 +14,7 @@ export interface Translator {
 
 export function translator(language: Language): Translator {
   const messages = catalogs[language];
-  const dates = new Intl.DateTimeFormat(language === "fr" ? "fr-CA" : "en-CA", {
+  const dates = new Intl.DateTimeFormat(INTL_LOCALES[language], {
     dateStyle: "medium",
     timeStyle: "short",
     timeZone: "UTC",

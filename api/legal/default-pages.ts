@@ -1,4 +1,4 @@
-import type { Language } from "../../shared/db/schema.ts";
+import type { Language } from "../../shared/languages.ts";
 import { html, type SafeHtml } from "../console/html.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ConfigError } from "../../shared/config.ts";
+import type { Language } from "../../shared/languages.ts";
 import { PRIVACY_PATH, TERMS_PATH } from "../../shared/legal-pages.ts";
 import { SafeHtml } from "../console/html.ts";
 import { languageFromHeader, translator } from "../console/i18n.ts";
@@ -36,7 +37,7 @@ const legalRoutes: FastifyPluginAsync<LegalPagesOptions> = async (app, options) 
   const privacy = await readOperatorPage(options.privacyPolicyFile, "PRIVACY_POLICY_FILE");
   const terms = await readOperatorPage(options.termsOfServiceFile, "TERMS_OF_SERVICE_FILE");
   const page =
-    (key: "privacyPolicy" | "termsOfService", body: (language: "en" | "fr") => SafeHtml) =>
+    (key: "privacyPolicy" | "termsOfService", body: (language: Language) => SafeHtml) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const t = translator(languageFromHeader(request.headers["accept-language"]));
       return reply.headers(PAGE_HEADERS).send(layout({ t, csrf: "" }, t.t(key), body(t.language)));

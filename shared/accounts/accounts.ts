@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
-import type { Account, Language } from "../db/schema.ts";
+import type { Account } from "../db/schema.ts";
 import { ApiError, refusal } from "../errors.ts";
+import type { Language } from "../languages.ts";
 import { revokeAllConnectedApps } from "../oauth/grants.ts";
 import type { PasswordCheckLimiter } from "./password-limiter.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { isValid as acceptedByDisposableList } from "mailchecker";
 import type { Db } from "../db/database.ts";
-import type { Language } from "../db/schema.ts";
 import { refusal } from "../errors.ts";
+import type { Language } from "../languages.ts";
 import { hashSecret, looksLikeSecret, newSecret } from "../secrets.ts";
 import { addAccountMember } from "../workspaces/members.ts";
 import { createWorkspace } from "../workspaces/workspaces.ts";

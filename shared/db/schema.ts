@@ -1,11 +1,11 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
+import type { Language } from "../languages.ts";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T> = ColumnType<T, string, string>;
 
-export type Language = "en" | "fr";
 export type OutreachStatus = "new" | "drafted" | "sent" | "skipped";
 
 export interface WorkspacesTable {

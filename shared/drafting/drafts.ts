@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.ts";
-import type { Language } from "../db/schema.ts";
+import type { Language } from "../languages.ts";
 
 /** The `drafts` table's one repository: the outreach drafts a workspace paid for, kept as written. */
 

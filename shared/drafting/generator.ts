@@ -2,9 +2,11 @@
  * The drafting contract shared by the built-in template drafter and the LLM drafter.
  * The route selects facts, asks a generator for a draft, and charges only once it has one.
  */
+import type { Language } from "../languages.ts";
 import type { FactKey, VerifiedFact } from "./facts.ts";
 
-export type DraftLocale = "en" | "fr";
+/** A draft is written in one of the service's languages. */
+export type DraftLocale = Language;
 
 export interface DraftSender {
   /** The workspace's sender name; null when unset (the draft shows a placeholder). */

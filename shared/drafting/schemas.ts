@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { FACT_KEYS_IN_ORDER, FACT_MEANINGS_FOR_CLIENTS } from "../facts/fact-keys.ts";
+import { LANGUAGE_CHOICES, LANGUAGES } from "../languages.ts";
 import { MAX_FACTS_PER_DRAFT } from "./facts.ts";
 
 /** The wire shapes of a draft: /v1 validation, `/openapi.json`, the MCP tool and the types. */
 export const draftLocaleSchema = z
-  .enum(["en", "fr"], "must be en or fr")
-  .describe("en or fr; when omitted, the workspace's language");
+  .enum(LANGUAGES, `must be ${LANGUAGE_CHOICES}`)
+  .describe(`${LANGUAGE_CHOICES}; when omitted, the workspace's language`);
 
 export const draftRequestSchema = z
   .strictObject({ locale: draftLocaleSchema.optional() })

@@ -1,5 +1,5 @@
-import type { Language } from "../db/schema.ts";
 import { escapeHtml } from "../html-escape.ts";
+import type { Language } from "../languages.ts";
 import type { AccountMail } from "./mailer.ts";
 
 /** What one mail says: a greeting line, paragraphs, the link's button and what to do if unexpected. */

@@ -7,6 +7,7 @@
 import type Stripe from "stripe";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
+import type { Language } from "../languages.ts";
 import type { OperationLogger } from "../logger.ts";
 import type { PaymentMetrics } from "../metrics.ts";
 import {
@@ -42,7 +43,7 @@ export interface Payments {
     packCredits: number;
     customerEmail: string;
     productName: string;
-    language: "en" | "fr";
+    language: Language;
     successUrl: string;
     cancelUrl: string;
   }): Promise<string>;

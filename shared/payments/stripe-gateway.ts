@@ -6,6 +6,7 @@
 import Stripe from "stripe";
 import type { CreditPack } from "../config.ts";
 import { ApiError } from "../errors.ts";
+import type { Language } from "../languages.ts";
 import type { CheckoutSessionFacts } from "./settlement.ts";
 
 /** Stripe's own default: a signature older than this is refused (a replayed event). */
@@ -30,7 +31,7 @@ export interface CheckoutRequest {
   /** Where Stripe sends the customer after paying; must contain `{CHECKOUT_SESSION_ID}`. */
   successUrl: string;
   cancelUrl: string;
-  locale: "en" | "fr";
+  locale: Language;
 }
 
 export interface StripeGateway {

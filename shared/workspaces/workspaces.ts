@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
-import type { Language, Workspace } from "../db/schema.ts";
+import type { Workspace } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
+import type { Language } from "../languages.ts";
 
 export const STARTING_CREDITS = 10;
 

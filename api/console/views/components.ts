@@ -1,13 +1,15 @@
+import { LANGUAGES } from "../../../shared/languages.ts";
 import { html, type SafeHtml } from "../html.ts";
 import type { Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { CONSOLE_PREFIX } from "../paths.ts";
+import { languageName } from "./labels.ts";
 
 export const field = (id: string, label: string, input: SafeHtml, hint?: string) =>
   html`<div><label for="${id}">${label}${hint ? html` <span class="hint" id="${id}-hint">${hint}</span>` : ""}</label>${input}</div>`;
 
 export const languageOptions = (t: Translator, selected: string) =>
-  html`<option value="en"${selected === "en" ? html` selected` : ""}>${t.t("english")}</option><option value="fr"${selected === "fr" ? html` selected` : ""}>${t.t("french")}</option>`;
+  html`${LANGUAGES.map((language) => html`<option value="${language}"${selected === language ? html` selected` : ""}>${languageName(t, language)}</option>`)}`;
 
 export function errorPage(context: PageContext, message: string): string {
   const { t } = context;

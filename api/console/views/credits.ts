@@ -1,13 +1,14 @@
 import type { CreditPack } from "../../../shared/config.ts";
 import type { CreditHistory, LedgerEntry } from "../../../shared/credits/history.ts";
+import { INTL_LOCALES, type Language } from "../../../shared/languages.ts";
 import { html, type SafeHtml } from "../html.ts";
 import type { Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 
 /** An amount in the currency's smallest unit, in the page's language (`US$19.00`, `19,00 $ US`). */
-export function formatMoney(amount: number, currency: string, language: "en" | "fr"): string {
-  const format = new Intl.NumberFormat(language === "fr" ? "fr-CA" : "en-CA", {
+export function formatMoney(amount: number, currency: string, language: Language): string {
+  const format = new Intl.NumberFormat(INTL_LOCALES[language], {
     style: "currency",
     currency: currency.toUpperCase(),
   });

@@ -1,5 +1,6 @@
 import type { LeadWithEvidence } from "../../../shared/console/workspace-views.ts";
 import type { OutreachStatus } from "../../../shared/db/schema.ts";
+import { isLanguage, type Language } from "../../../shared/languages.ts";
 import { html, type SafeHtml } from "../html.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
 
@@ -36,8 +37,10 @@ export const factLabel = (t: Translator, key: string): string => {
   return label ? t.t(label) : key.replaceAll("_", " ");
 };
 
+const LANGUAGE_NAMES: Record<Language, MessageKey> = { en: "english", fr: "french" };
+/** A language's name in the reader's words; a code this console does not know reads as itself. */
 export const languageName = (t: Translator, language: string): string =>
-  language === "fr" ? t.t("french") : language === "en" ? t.t("english") : language;
+  isLanguage(language) ? t.t(LANGUAGE_NAMES[language]) : language;
 
 export function flagBadges(t: Translator, lead: LeadWithEvidence): SafeHtml {
   const badges: string[] = [];
