@@ -4,6 +4,7 @@ import { adminGuard } from "./admin/guard.ts";
 import adminRoutes from "./admin/index.ts";
 import consoleRoutes from "./console/index.ts";
 import { CONSOLE_PREFIX, hideLinkToken } from "./console/paths.ts";
+import { faviconRoutes } from "./console/routes/assets.ts";
 import docsRoutes from "./docs/index.ts";
 import healthRoutes from "./health/index.ts";
 import legalRoutes from "./legal/index.ts";
@@ -88,6 +89,7 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(mcpRoutes, { services });
   await app.register(consoleRoutes, { prefix: CONSOLE_PREFIX, services });
   await app.register(legalRoutes, config.legal);
+  await app.register(faviconRoutes);
   // Without Stripe configured there is nothing to receive: the route does not exist (404).
   if (services.payments) {
     await app.register(stripeWebhookRoutes, { payments: services.payments, metrics: services.metrics });

@@ -121,3 +121,5 @@ const version = (text: string) => createHash("sha256").update(text).digest("hex"
 /** Content-addressed names, so the assets can be cached for long. */
 export const STYLESHEET_PATH = `/app/assets/app-${version(STYLESHEET)}.css`;
 export const SCRIPT_PATH = `/app/assets/app-${version(SCRIPT)}.js`;
+/** Where browsers look for a site's icon by default; pages link it there too. */
+export const FAVICON_PATH = "/favicon.ico";

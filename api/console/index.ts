@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import { compressAnswers } from "../plugins/compression.ts";
 import type { Services } from "../services.ts";
 import { createFlashStore } from "./flash.ts";
 import renderer from "./renderer.ts";
@@ -42,6 +43,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
       if (method !== "HEAD") CONSOLE_ROUTES.add(`${method} ${route.url}`);
     }
   });
+  await compressAnswers(app);
   await app.register(session, { db, secureCookies: config.publicUrl.startsWith("https:") });
   await app.register(renderer, { db });
   app.setNotFoundHandler(async (_request, reply) =>

@@ -1,5 +1,5 @@
 import { PRIVACY_PATH, TERMS_PATH } from "../../shared/legal-pages.ts";
-import { SCRIPT_PATH, STYLESHEET_PATH } from "./assets.ts";
+import { FAVICON_PATH, SCRIPT_PATH, STYLESHEET_PATH } from "./assets.ts";
 import { html, type SafeHtml } from "./html.ts";
 import type { MessageKey, Translator } from "./i18n.ts";
 import { CONSOLE_PREFIX, workspacePath } from "./paths.ts";
@@ -77,7 +77,9 @@ export function layout(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="description" content="${t.t("metaDescription")}">
 <title>${title} · ${t.t("appName")}</title>
+<link rel="icon" href="${FAVICON_PATH}">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 ${options.script === false ? "" : html`<script src="${SCRIPT_PATH}" defer></script>`}
 </head>

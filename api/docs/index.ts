@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
+import { compressAnswers } from "../plugins/compression.ts";
 import { errorResponses, publicRouteErrors } from "../schemas.ts";
 import { opportunityTableMarkdown } from "./opportunity-table.ts";
 
@@ -31,6 +32,7 @@ const docsRoutes: FastifyPluginAsyncZod<{
   rateLimits: { readPerMinute: number; searchPerMinute: number };
   costLimits: CostLimits;
 }> = async (app, { rateLimits, costLimits }) => {
+  await compressAnswers(app);
   const reference = await renderReference(rateLimits, costLimits);
   app.get(
     "/v1/docs",

@@ -6,6 +6,7 @@ import { PRIVACY_PATH, TERMS_PATH } from "../../shared/legal-pages.ts";
 import { SafeHtml } from "../console/html.ts";
 import { languageFromHeader, translator } from "../console/i18n.ts";
 import { layout, PAGE_HEADERS } from "../console/layout.ts";
+import { compressAnswers } from "../plugins/compression.ts";
 import { defaultPrivacyPolicy, defaultTermsOfService } from "./default-pages.ts";
 
 export interface LegalPagesOptions {
@@ -34,6 +35,7 @@ async function readOperatorPage(file: string | undefined, variable: string): Pro
  * files when set, else the default text, in the visitor's language (Accept-Language).
  */
 const legalRoutes: FastifyPluginAsync<LegalPagesOptions> = async (app, options) => {
+  await compressAnswers(app);
   const privacy = await readOperatorPage(options.privacyPolicyFile, "PRIVACY_POLICY_FILE");
   const terms = await readOperatorPage(options.termsOfServiceFile, "TERMS_OF_SERVICE_FILE");
   const page =

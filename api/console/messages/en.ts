@@ -5,6 +5,8 @@ import { enOpportunity } from "./en-opportunity.ts";
 /** Every word the console shows, in English and French; the member's choice picks one. */
 export const en = {
   appName: "Lead discovery",
+  metaDescription:
+    "Find local businesses whose website needs work, see the evidence, and draft a first email to each in English or French.",
   skip: "Skip to content",
   privacyPolicy: "Privacy policy",
   termsOfService: "Terms of service",

@@ -6,6 +6,8 @@ import { frOpportunity } from "./fr-opportunity.ts";
 /** The French catalog: every key of the English one. */
 export const fr: Messages = {
   appName: "Prospection",
+  metaDescription:
+    "Trouvez les entreprises locales dont le site web a besoin d'aide, voyez les preuves et rédigez un premier courriel à chacune, en français ou en anglais.",
   skip: "Aller au contenu",
   privacyPolicy: "Politique de confidentialité",
   termsOfService: "Conditions d’utilisation",

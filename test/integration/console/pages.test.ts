@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { ConsoleBrowser, csrfOf, PASSWORD, signedUpMember, tokenOf } from "../../support/console.ts";
@@ -430,5 +431,47 @@ describe("lead status", () => {
     // Only sent and skipped: the other states are the service's to set.
     expect((await browser.submit(leadPath, `${leadPath}/mark`, { status: "new" })).statusCode).toBe(400);
     expect(await apiStatus()).toBe("skipped");
+  });
+});
+
+describe("what a browser asks of every page (issue 33: best practices)", () => {
+  it("serves the favicon every page links to, as an icon the pages' content policy allows", async () => {
+    const icon = await harness.app.inject({ url: "/favicon.ico" });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers["content-type"]).toBe("image/x-icon");
+    // An ICO directory of one 32x32 image.
+    expect([...icon.rawPayload.subarray(0, 8)]).toEqual([0, 0, 1, 0, 1, 0, 32, 32]);
+    const signIn = await harness.app.inject({ url: "/app/sign-in" });
+    expect(signIn.body).toContain('<link rel="icon" href="/favicon.ico">');
+    // Same origin: `img-src 'self'` covers it.
+    expect(signIn.headers["content-security-policy"]).toContain("img-src 'self'");
+  });
+
+  it("compresses pages, the style sheet, the legal pages and the reference for a browser that accepts it", async () => {
+    const signIn = await harness.app.inject({
+      url: "/app/sign-in",
+      headers: { "accept-encoding": "br, gzip" },
+    });
+    expect(signIn.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(signIn.rawPayload).toString()).toContain("<!doctype html>");
+    // A client that asks for nothing gets the page as it is.
+    const plain = await harness.app.inject({ url: "/app/sign-in" });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    const stylesheet = /href="(\/app\/assets\/app-[0-9a-f]{12}\.css)"/.exec(plain.body);
+    for (const url of [stylesheet?.[1] ?? "no stylesheet link", "/privacy", "/v1/docs"]) {
+      const answer = await harness.app.inject({ url, headers: { "accept-encoding": "gzip" } });
+      expect(answer.statusCode, url).toBe(200);
+      expect(answer.headers["content-encoding"], url).toBe("gzip");
+      expect(gunzipSync(answer.rawPayload).length, url).toBeGreaterThan(answer.rawPayload.length);
+    }
+  });
+
+  it("describes the public pages in the visitor's language", async () => {
+    for (const url of ["/app/sign-in", "/app/forgot-password", "/privacy", "/terms"]) {
+      const english = await harness.app.inject({ url });
+      expect(english.body, url).toMatch(/<meta name="description" content="Find local businesses [^"]+">/);
+      const french = await harness.app.inject({ url, headers: { "accept-language": "fr-CA" } });
+      expect(french.body, url).toMatch(/<meta name="description" content="Trouvez les entreprises [^"]+">/);
+    }
   });
 });
