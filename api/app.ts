@@ -1,3 +1,4 @@
+import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { adminGuard } from "./admin/guard.ts";
@@ -60,6 +61,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(metrics, { metrics: services.metrics });
   await app.register(gracefulClose);
   await app.register(crossOrigin);
+  // Cookies are read and written by the console and the consent page only; the API uses bearers.
+  await app.register(fastifyCookie);
   if (config.adminToken) app.addHook("onRequest", adminGuard(config.adminToken, services.addressLimiter));
   app.addHook("onRequest", refuseUnmatchedRoute);
   app.addHook("onRoute", refuseUnknownQueryParameters);

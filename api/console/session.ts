@@ -12,7 +12,6 @@ import type { Db } from "../../shared/db/database.ts";
 import { looksLikeSecret, newSecret, safeEqual } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import type { Membership } from "../../shared/workspaces/members.ts";
-import { readCookie } from "./cookies.ts";
 import { csrfForm, parseForm } from "./forms.ts";
 import { PageError } from "./page-error.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE, safeNext } from "./paths.ts";
@@ -46,7 +45,7 @@ declare module "fastify" {
  */
 export default fp<{ db: Db; secureCookies: boolean }>(
   async (app, { db, secureCookies }) => {
-    const cookieFlags = `Path=/; HttpOnly; SameSite=Lax${secureCookies ? "; Secure" : ""}`;
+    const cookieOptions = { path: "/", httpOnly: true, sameSite: "lax", secure: secureCookies } as const;
 
     app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: "string" }, (_request, body, done) => {
       // A field sent more than once (the leads list's ticked boxes) is the list of its values.
@@ -74,32 +73,29 @@ export default fp<{ db: Db; secureCookies: boolean }>(
     app.decorateRequest("consoleMembership", null);
 
     app.decorateReply("signIn", async function (this: FastifyReply, accountId: string) {
-      const previous = readCookie(this.request, SESSION_COOKIE);
+      const previous = this.request.cookies[SESSION_COOKIE];
       if (previous) await endSession(db, previous);
       const token = await startSession(db, accountId);
-      this.header(
-        "set-cookie",
-        `${SESSION_COOKIE}=${token}; ${cookieFlags}; Max-Age=${SESSION_TTL_MS / 1000}`,
-      );
+      this.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: SESSION_TTL_MS / 1000 });
     });
     app.decorateReply("signOut", async function (this: FastifyReply) {
       const session = this.request.consoleSession;
       if (session) await endSession(db, session.token);
       this.request.consoleSession = null;
-      this.header("set-cookie", `${SESSION_COOKIE}=; ${cookieFlags}; Max-Age=0`);
+      this.setCookie(SESSION_COOKIE, "", { ...cookieOptions, maxAge: 0 });
     });
     app.decorateReply("csrfToken", function (this: FastifyReply) {
       const session = this.request.consoleSession;
       if (session) return csrfTokenFor(session.token);
-      const existing = readCookie(this.request, PRE_SESSION_COOKIE);
+      const existing = this.request.cookies[PRE_SESSION_COOKIE];
       if (existing && looksLikeSecret(existing)) return csrfTokenFor(existing);
       const created = newSecret();
-      this.header("set-cookie", `${PRE_SESSION_COOKIE}=${created}; ${cookieFlags}; Max-Age=${3600 * 24}`);
+      this.setCookie(PRE_SESSION_COOKIE, created, { ...cookieOptions, maxAge: 3600 * 24 });
       return csrfTokenFor(created);
     });
 
     app.addHook("onRequest", async (request) => {
-      const token = readCookie(request, SESSION_COOKIE);
+      const token = request.cookies[SESSION_COOKIE];
       request.consoleSession = token ? await findSession(db, token) : null;
     });
 
@@ -109,7 +105,7 @@ export default fp<{ db: Db; secureCookies: boolean }>(
       const sent = parseForm(csrfForm, request.body).csrf_token;
       const secret = request.consoleSession
         ? request.consoleSession.token
-        : readCookie(request, PRE_SESSION_COOKIE);
+        : request.cookies[PRE_SESSION_COOKIE];
       if (!secret || !safeEqual(csrfTokenFor(secret), sent)) throw new PageError(403, "formExpired");
     });
   },

@@ -10,7 +10,6 @@ import {
 } from "../../shared/oauth/authorization.ts";
 import { looksLikeSecret, newSecret } from "../../shared/secrets.ts";
 import { listMemberships, type Membership } from "../../shared/workspaces/members.ts";
-import { readCookie } from "../console/cookies.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
 import { CONSENT_FORM, consentContext, consentErrorPage, consentPage, sendPage } from "./consent-page.ts";
 import { formParams, singleValued } from "./form.ts";
@@ -49,7 +48,7 @@ const toChoice = (membership: Membership) => ({
 
 /** The console session of this browser (the cookie is shared with /app). */
 const sessionOf = async (db: Db, request: FastifyRequest) => {
-  const token = readCookie(request, SESSION_COOKIE);
+  const token = request.cookies[SESSION_COOKIE];
   return token ? findSession(db, token) : null;
 };
 
@@ -82,14 +81,17 @@ async function showConsent(
       consentErrorPage(context, "oauthNoWorkspace", { key: "oauthNoWorkspaceMessage" }),
     );
   }
-  const cookieValue = readCookie(request, BROWSER_BINDING_COOKIE);
+  const cookieValue = request.cookies[BROWSER_BINDING_COOKIE];
   const browserBinding =
     cookieValue !== undefined && looksLikeSecret(cookieValue) ? cookieValue : newSecret();
   const { requestId, csrfToken } = await createConsent(db, decision.request, browserBinding);
-  reply.header(
-    "set-cookie",
-    `${BROWSER_BINDING_COOKIE}=${browserBinding}; Path=${cookiePath}; Max-Age=${BROWSER_BINDING_MAX_AGE_SECONDS}; HttpOnly; SameSite=Strict${secureCookie ? "; Secure" : ""}`,
-  );
+  reply.setCookie(BROWSER_BINDING_COOKIE, browserBinding, {
+    path: cookiePath,
+    maxAge: BROWSER_BINDING_MAX_AGE_SECONDS,
+    httpOnly: true,
+    sameSite: "strict",
+    secure: secureCookie,
+  });
   const { request: consent } = decision;
   return sendPage(
     reply,
@@ -117,7 +119,7 @@ async function decideConsent(
   const found = await findConsent(db, {
     requestId: form[CONSENT_FORM.requestId],
     csrfToken: form[CONSENT_FORM.csrfToken],
-    browserBinding: readCookie(request, BROWSER_BINDING_COOKIE),
+    browserBinding: request.cookies[BROWSER_BINDING_COOKIE],
   });
   const session = await sessionOf(db, request);
   const context = consentContext(request, session);

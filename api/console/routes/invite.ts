@@ -3,7 +3,6 @@ import { normalizeEmail } from "../../../shared/accounts/accounts.ts";
 import { acceptInvite, findOpenInvite, type OpenInvite } from "../../../shared/accounts/invites.ts";
 import { looksLikeSecret } from "../../../shared/secrets.ts";
 import type { Services } from "../../services.ts";
-import { readCookie } from "../cookies.ts";
 import { inviteAcceptForm, inviteNewAccountForm, parseForm } from "../forms.ts";
 import type { MessageKey } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
@@ -27,7 +26,12 @@ const INVITE_REFUSALS = { ...REFUSAL_MESSAGES, account_exists: "inviteAccountExi
  */
 const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db, config } = services;
-  const cookieFlags = `Path=${CONSOLE_PREFIX}/invite; HttpOnly; SameSite=Lax${config.publicUrl.startsWith("https:") ? "; Secure" : ""}`;
+  const cookieOptions = {
+    path: `${CONSOLE_PREFIX}/invite`,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: config.publicUrl.startsWith("https:"),
+  } as const;
 
   async function openInvite(token: string): Promise<OpenInvite> {
     const invite = await findOpenInvite(db, token);
@@ -64,10 +68,10 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
 
   app.get("/invite", async (request, reply) => {
     const fromLink = linkTokenOf(request.raw);
-    const remembered = readCookie(request, INVITE_COOKIE);
+    const remembered = request.cookies[INVITE_COOKIE];
     const token = fromLink ?? (remembered && looksLikeSecret(remembered) ? remembered : "");
     const invite = await openInvite(token);
-    if (fromLink) reply.header("set-cookie", `${INVITE_COOKIE}=${fromLink}; ${cookieFlags}; Max-Age=3600`);
+    if (fromLink) reply.setCookie(INVITE_COOKIE, fromLink, { ...cookieOptions, maxAge: 3600 });
     return render(request, reply, token, invite);
   });
 
@@ -92,7 +96,7 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       });
     }
     await reply.signIn(accepted.accountId);
-    reply.header("set-cookie", `${INVITE_COOKIE}=; ${cookieFlags}; Max-Age=0`);
+    reply.setCookie(INVITE_COOKIE, "", { ...cookieOptions, maxAge: 0 });
     return reply.redirect(workspacePath(accepted.workspaceId), 303);
   });
 
@@ -111,7 +115,7 @@ const inviteRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       }
       throw error;
     }
-    reply.header("set-cookie", `${INVITE_COOKIE}=; ${cookieFlags}; Max-Age=0`);
+    reply.setCookie(INVITE_COOKIE, "", { ...cookieOptions, maxAge: 0 });
     return reply.redirect(workspacePath(accepted.workspaceId), 303);
   });
 };
