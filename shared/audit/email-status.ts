@@ -1,4 +1,5 @@
 import freeMailList from "email-providers/all.json" with { type: "json" };
+import { LRUCache } from "lru-cache";
 import { isValid as acceptedByDisposableList } from "mailchecker";
 import { getDomain, parse as parseHost } from "tldts";
 import type { EmailStatus } from "./types.ts";
@@ -117,30 +118,24 @@ function websiteDomain(url: string | null): string | null {
 }
 
 export function createEmailStatusCheck(options: EmailStatusOptions): EmailStatusCheck {
-  const now = options.now ?? Date.now;
-  const cacheMs = options.cacheMs ?? DAY_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-  const cache = new Map<string, { verdict: DomainVerdict; expiresAt: number }>();
+  const cache = new LRUCache<string, DomainVerdict>({
+    max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
+    ttl: options.cacheMs ?? DAY_MS,
+    // The clock read at every look (no 1 ms reading kept, so an injected clock is seen at once).
+    ttlResolution: 0,
+    perf: { now: options.now ?? Date.now },
+  });
   const inFlight = new Map<string, Promise<DomainVerdict>>();
 
   const verdictOf = (domain: string): Promise<DomainVerdict> => {
     const cached = cache.get(domain);
-    if (cached !== undefined) {
-      if (cached.expiresAt > now()) return Promise.resolve(cached.verdict);
-      cache.delete(domain);
-    }
+    if (cached !== undefined) return Promise.resolve(cached);
     const pending = inFlight.get(domain);
     if (pending !== undefined) return pending;
     const started = lookupDomain(options.queries, domain)
       .then((verdict) => {
-        if (verdict !== "dns_failure") {
-          if (cache.size >= maxEntries) {
-            const oldest = cache.keys().next();
-            if (!oldest.done) cache.delete(oldest.value);
-          }
-          cache.set(domain, { verdict, expiresAt: now() + cacheMs });
-        }
+        if (verdict !== "dns_failure") cache.set(domain, verdict);
         return verdict;
       })
       .finally(() => inFlight.delete(domain));

@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
 import { createSecureContext, rootCertificates } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { LRUCache } from "lru-cache";
 import { Agent, type Dispatcher } from "undici";
 import { classifyAddress, isAllowedAddress } from "./address-policy.ts";
 import type { DemoSites } from "./demo-sites.ts";
@@ -641,14 +642,19 @@ export interface CachingResolverOptions {
 
 /**
  * Resolves A and AAAA records through the given queries, keeps answers for their TTL (at most
- * maxTtlMs) and shares one lookup between concurrent callers. A hostname with an answer for
+ * maxTtlMs; when full, the least recently used goes) and shares one lookup between concurrent callers. A hostname with an answer for
  * either family resolves; it fails only when both fail.
  */
 export function createCachingResolver(
   options: CachingResolverOptions,
 ): (hostname: string) => Promise<string[]> {
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { addresses: string[]; expiresAt: number }>();
+  const cache = new LRUCache<string, string[]>({
+    max: options.maxEntries,
+    ttl: options.maxTtlMs,
+    // The clock read at every look (no 1 ms reading kept, so an injected clock is seen at once).
+    ttlResolution: 0,
+    perf: { now: options.now ?? Date.now },
+  });
   const inFlight = new Map<string, Promise<string[]>>();
 
   async function lookup(hostname: string): Promise<string[]> {
@@ -669,23 +675,15 @@ export function createCachingResolver(
     }
     const ttlMs = Math.min(options.maxTtlMs, ...records.map((record) => record.ttl * 1000));
     const addresses = records.map((record) => record.address);
-    if (ttlMs > 0) {
-      if (cache.size >= options.maxEntries) {
-        const oldest = cache.keys().next();
-        if (!oldest.done) cache.delete(oldest.value);
-      }
-      cache.set(hostname, { addresses, expiresAt: now() + ttlMs });
-    }
+    // A zero TTL means "do not keep" in DNS, but "keep forever" in lru-cache.
+    if (ttlMs > 0) cache.set(hostname, addresses, { ttl: ttlMs });
     return addresses;
   }
 
   return (hostname: string) => {
     const key = hostname.toLowerCase();
     const cached = cache.get(key);
-    if (cached !== undefined) {
-      if (cached.expiresAt > now()) return Promise.resolve([...cached.addresses]);
-      cache.delete(key);
-    }
+    if (cached !== undefined) return Promise.resolve([...cached]);
     const pending = inFlight.get(key);
     if (pending !== undefined) return pending.then((addresses) => [...addresses]);
     const started = lookup(key).finally(() => inFlight.delete(key));
