@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { languageSchema } from "../../shared/languages.ts";
+import { recordOf } from "../../shared/record-of.ts";
+import { YES_NO_FILTERS } from "../../shared/search/schemas.ts";
 import { decimalInteger } from "../../shared/text-input.ts";
 import { PageError } from "./page-error.ts";
 
@@ -95,10 +97,7 @@ export const searchForm = z.object({
     .default("")
     .transform((value) => (value === "" ? undefined : Number(value.replace(",", "."))))
     .pipe(z.number().min(0).max(5).optional()),
-  no_website: checkbox,
-  not_mobile_friendly: checkbox,
-  outdated_website: checkbox,
-  stale_content: checkbox,
+  ...recordOf(YES_NO_FILTERS, () => checkbox),
 });
 export type SearchForm = z.output<typeof searchForm>;
 export const SEARCH_ROWS = [1, 2, 3, 4, 5] as const;

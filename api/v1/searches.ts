@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { searchOperation } from "../../shared/operations/search.ts";
+import { LIVE_FILTER_NAMES } from "../../shared/search/schemas.ts";
 import type { Services } from "../services.ts";
 import { operationRoute, performFor } from "./operation-route.ts";
 
@@ -9,8 +10,7 @@ const searchesRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app
     operationRoute(searchOperation, {
       operationId: "createSearch",
       summary: "Run a bounded search and save the matches as leads",
-      description:
-        "Costs at most 1 credit per new result; places already charged in this workspace are free. With not_mobile_friendly, outdated_website or stale_content the call checks live websites and may take about 30 to 45 seconds.",
+      description: `Costs at most 1 credit per new result; places already charged in this workspace are free. With ${LIVE_FILTER_NAMES} the call checks live websites and may take about 30 to 45 seconds.`,
       tags: ["Searches"],
       body: searchOperation.input,
     }),

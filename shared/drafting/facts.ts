@@ -10,6 +10,7 @@ import { NON_CONFORMING_TAGS } from "../audit/non-conforming-tags.ts";
 import { socialProfileOf } from "../audit/social-profiles.ts";
 import type { AuditEvidence, AuditSignals, SiteAudit } from "../audit/types.ts";
 import { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW } from "../facts/fact-keys.ts";
+import { LIVE_FILTER_NAMES } from "../search/schemas.ts";
 
 // The list lives below drafting and scoring alike; its drafting users read it from here.
 export { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW };
@@ -258,8 +259,7 @@ const AUDIT_FAILURE_WORDING: Record<string, string> = {
   not_html: "the homepage is not an HTML page",
 };
 
-const LIVE_FILTER_HINT =
-  "run a search with a live-website filter (not_mobile_friendly, outdated_website or stale_content) that finds this business first";
+const LIVE_FILTER_HINT = `run a search with a live-website filter (${LIVE_FILTER_NAMES}) that finds this business first`;
 
 /**
  * Why nothing verified gives a basis for a draft, for the 422 message. Call it only when

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { leadSummarySchema } from "../leads/schemas.ts";
+import { namedInSentence, recordOf } from "../record-of.ts";
 import { opportunitySchema } from "../scoring/schemas.ts";
 
 /** The wire shapes of a search: /v1 validation, `/openapi.json`, the MCP tool and the types. */
@@ -21,24 +22,32 @@ export const searchQuerySchema = z
   })
   .meta({ id: "SearchQuery" });
 
+/**
+ * Filters answered from the homepage itself: they need an audit (cached or live). The one list of
+ * them: the wire schema, the scan, the console's boxes and every sentence that names them.
+ */
+export const LIVE_FILTERS = ["not_mobile_friendly", "outdated_website", "stale_content"] as const;
+export type LiveFilter = (typeof LIVE_FILTERS)[number];
+/** The yes-or-no filters, in the order the schema and the console's form list them. */
+export const YES_NO_FILTERS = ["no_website", ...LIVE_FILTERS] as const;
+export type YesNoFilter = (typeof YES_NO_FILTERS)[number];
+/** "not_mobile_friendly, outdated_website or stale_content", as descriptions name the live filters. */
+export const LIVE_FILTER_NAMES = namedInSentence(LIVE_FILTERS);
+
+const YES_NO_FILTER_DESCRIPTIONS: Record<YesNoFilter, string> = {
+  no_website: "Only businesses with no website",
+  not_mobile_friendly: "Only sites that are not mobile-friendly (may check live websites)",
+  outdated_website: "Only sites that look outdated (may check live websites)",
+  stale_content:
+    "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
+};
+
 export const searchFiltersSchema = z
   .strictObject({
     min_rating: z.number().min(0).max(5).optional().describe("Minimum provider rating, 0 to 5"),
-    no_website: z.boolean().optional().describe("Only businesses with no website"),
-    not_mobile_friendly: z
-      .boolean()
-      .optional()
-      .describe("Only sites that are not mobile-friendly (may check live websites)"),
-    outdated_website: z
-      .boolean()
-      .optional()
-      .describe("Only sites that look outdated (may check live websites)"),
-    stale_content: z
-      .boolean()
-      .optional()
-      .describe(
-        "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
-      ),
+    ...recordOf(YES_NO_FILTERS, (filter) =>
+      z.boolean().optional().describe(YES_NO_FILTER_DESCRIPTIONS[filter]),
+    ),
   })
   .meta({ id: "SearchFilters" });
 

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { ApiError } from "../../../shared/errors.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { searchOperation } from "../../../shared/operations/search.ts";
-import { MAX_FREE_TRIAL_QUERIES, type SearchRequest } from "../../../shared/search/schemas.ts";
+import { recordOf } from "../../../shared/record-of.ts";
+import {
+  MAX_FREE_TRIAL_QUERIES,
+  type SearchRequest,
+  YES_NO_FILTERS,
+} from "../../../shared/search/schemas.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
 import { parseForm, SEARCH_ROWS, type SearchForm, searchForm } from "../forms.ts";
 import type { Translator } from "../i18n.ts";
@@ -27,10 +32,10 @@ function searchRequestOf(form: SearchForm): SearchRequest {
   }
   const filters = {
     ...(form.min_rating === undefined ? {} : { min_rating: form.min_rating }),
-    ...(form.no_website ? { no_website: true } : {}),
-    ...(form.not_mobile_friendly ? { not_mobile_friendly: true } : {}),
-    ...(form.outdated_website ? { outdated_website: true } : {}),
-    ...(form.stale_content ? { stale_content: true } : {}),
+    ...recordOf(
+      YES_NO_FILTERS.filter((filter) => form[filter]),
+      () => true,
+    ),
   };
   return { queries, max_results: form.max_results, filters };
 }

@@ -1,8 +1,14 @@
-import type { SearchRequest, SearchResponse } from "../../../shared/search/schemas.ts";
-import { MAX_FREE_TRIAL_QUERIES, MAX_QUERIES, MAX_RESULTS } from "../../../shared/search/schemas.ts";
+import { recordOf } from "../../../shared/record-of.ts";
+import type { SearchRequest, SearchResponse, YesNoFilter } from "../../../shared/search/schemas.ts";
+import {
+  MAX_FREE_TRIAL_QUERIES,
+  MAX_QUERIES,
+  MAX_RESULTS,
+  YES_NO_FILTERS,
+} from "../../../shared/search/schemas.ts";
 import type { SearchForm } from "../forms.ts";
 import { html, type Interpolation } from "../html.ts";
-import type { Translator } from "../i18n.ts";
+import type { MessageKey, Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 import { field } from "./components.ts";
@@ -14,7 +20,7 @@ interface FormValues {
   rows: { location: string; category: string }[];
   maxResults: number;
   minRating: string;
-  boxes: Record<"no_website" | "not_mobile_friendly" | "outdated_website" | "stale_content", boolean>;
+  boxes: Record<YesNoFilter, boolean>;
 }
 
 const valuesOfForm = (form: SearchForm): FormValues => ({
@@ -31,13 +37,15 @@ const valuesOfRequest = (request: SearchRequest): FormValues => ({
   rows: request.queries,
   maxResults: request.max_results,
   minRating: request.filters?.min_rating === undefined ? "" : String(request.filters.min_rating),
-  boxes: {
-    no_website: request.filters?.no_website === true,
-    not_mobile_friendly: request.filters?.not_mobile_friendly === true,
-    outdated_website: request.filters?.outdated_website === true,
-    stale_content: request.filters?.stale_content === true,
-  },
+  boxes: recordOf(YES_NO_FILTERS, (filter) => request.filters?.[filter] === true),
 });
+
+const FILTER_LABELS: Record<YesNoFilter, MessageKey> = {
+  no_website: "filterNoWebsite",
+  not_mobile_friendly: "filterNotMobileFriendly",
+  outdated_website: "filterOutdated",
+  stale_content: "filterStaleContent",
+};
 
 const yesNo = (t: Translator, value: boolean | null): string =>
   value === null ? t.t("unknown") : value ? t.t("yes") : t.t("no");
@@ -45,8 +53,8 @@ const yesNo = (t: Translator, value: boolean | null): string =>
 function searchForm(context: PageContext, workspaceId: string, freeTrial: boolean, values: FormValues) {
   const { t } = context;
   const rowCount = freeTrial ? MAX_FREE_TRIAL_QUERIES : MAX_QUERIES;
-  const box = (name: keyof FormValues["boxes"], label: string) =>
-    html`<label class="choice"><input type="checkbox" name="${name}"${values.boxes[name] ? html` checked` : ""}> ${label}</label>`;
+  const box = (name: YesNoFilter) =>
+    html`<label class="choice"><input type="checkbox" name="${name}"${values.boxes[name] ? html` checked` : ""}> ${t.t(FILTER_LABELS[name])}</label>\n`;
   const rows = Array.from({ length: rowCount }, (_, index) => {
     const n = index + 1;
     const row = values.rows[index] ?? { location: "", category: "" };
@@ -62,11 +70,7 @@ ${freeTrial ? html`<p class="muted small">${t.t("freeTrialQueries", { max: MAX_F
 ${field("max-results", t.t("maxResults"), html`<input type="number" id="max-results" name="max_results" min="1" max="${MAX_RESULTS}" required value="${values.maxResults}" aria-describedby="max-results-hint">`, t.t("maxResultsHint", { max: MAX_RESULTS }))}
 <fieldset><legend>${t.t("filters")}</legend>
 ${field("min-rating", t.t("minRating"), html`<input type="number" id="min-rating" name="min_rating" min="0" max="5" step="0.1" value="${values.minRating}">`)}
-${box("no_website", t.t("filterNoWebsite"))}
-${box("not_mobile_friendly", t.t("filterNotMobileFriendly"))}
-${box("outdated_website", t.t("filterOutdated"))}
-${box("stale_content", t.t("filterStaleContent"))}
-</fieldset>
+${YES_NO_FILTERS.map(box)}</fieldset>
 <div><button type="submit" class="primary">${t.t("runSearch")}</button></div></form></div>`;
 }
 
