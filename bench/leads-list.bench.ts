@@ -1,7 +1,7 @@
 /**
  * GET /v1/leads through the whole app next to a bare Fastify route running the same SQL.
  *
- *   node bench/leads-list.bench.ts [--seconds S] [--rounds R] [--connections C]
+ *   node bench/leads-list.bench.ts [--seconds S] [--rounds R] [--connections C] [--only app,bare]
  *   BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres (the default)
  *
  * On the machine's PostgreSQL it creates a database of its own (dropped at the end), with
@@ -16,24 +16,39 @@
  *   authentication, rate limit, validation, the repository function, response serialisation;
  * - bare: a Fastify instance with one route that runs the same compiled SQL on its own pg pool of
  *   the same size and returns the rows.
- * Each round measures both for S seconds, in alternating order, with C keep-alive connections
- * each looping one request at a time (undici). Requests per second and p99 latency of each, and
- * the ratio app / bare. Aim: at least 0.6.
+ * Between the two, where the rest goes: a ladder of routes on a second bare Fastify instance, each
+ * adding one piece of the app's path to the one before, so that each rung's loss of throughput is
+ * that piece's cost: the operation's repository work (`listLeads` through the app's Kysely and
+ * guarded pool: the page, its contact addresses, the do-not-contact list), then the key check
+ * (the API key looked up by hash), then the rate limiter (the read bucket, in memory as in a
+ * single node without Redis), then validation (the zod querystring schema and the operation's own
+ * input parse), then serialisation (the zod response schema); the app's remaining hooks (metrics,
+ * request id, cross-origin, unmatched-route and admin guards, rate-limit headers) are what the whole
+ * app loses after the last rung.
+ * Each round measures every target for S seconds, in alternating order, with C keep-alive
+ * connections each looping one request at a time (undici). Requests per second and p99 latency of
+ * each, the ratio app / bare (aim: at least 0.6) and each piece's time per request and share.
+ * `--only app,bare` measures only those targets (for example to profile one side).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import Fastify from "fastify";
+import Fastify, { type FastifyRequest } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { sql } from "kysely";
 import pg from "pg";
 import { Agent, request } from "undici";
 import { buildApp } from "../api/app.ts";
-import { createServices } from "../api/services.ts";
+import { createServices, type Services } from "../api/services.ts";
+import { bearerTokenOf, type Principal } from "../shared/auth.ts";
 import { loadConfig } from "../shared/config.ts";
 import { leadPageQuery } from "../shared/leads/leads.ts";
 import { createLogger } from "../shared/logger.ts";
+import { listLeadsOperation } from "../shared/operations/list-leads.ts";
+import { admit, type Caller, perform } from "../shared/operations/operation.ts";
 
 const { values: cli } = parseArgs({
   options: {
@@ -41,6 +56,7 @@ const { values: cli } = parseArgs({
     seconds: { type: "string" },
     rounds: { type: "string" },
     connections: { type: "string" },
+    only: { type: "string" },
   },
 });
 
@@ -48,10 +64,22 @@ const LEADS = 10_000;
 const PAGE = 25;
 const POOL_SIZE = 10;
 
+/** The ladder's rungs (`ladderRoutes`), in order: each adds its piece to the one before. */
+const RUNGS = [
+  { target: "repository", piece: "repository (listLeads via Kysely: page, addresses, do-not-contact)" },
+  { target: "key", piece: "key check (API key looked up by hash)" },
+  { target: "limiter", piece: "rate limiter (read bucket, memory)" },
+  { target: "validation", piece: "validation (zod querystring + operation input)" },
+  { target: "serialisation", piece: "serialisation (zod response schema)" },
+] as const;
+type RungTarget = (typeof RUNGS)[number]["target"];
+
 /** What the server process tells the load process once it listens. */
 interface Ready {
   appUrl: string;
   bareUrl: string;
+  /** The ladder's rungs, each adding one piece to the one before (see `ladderRoutes`). */
+  rungs: { target: RungTarget; url: string }[];
   authorization: string;
   plans: { label: string; lines: string[] }[];
 }
@@ -158,30 +186,87 @@ async function serve(databaseUrl: string): Promise<void> {
   const bare = Fastify();
   bare.get("/leads", async () => (await barePool.query(compiled.sql, [...compiled.parameters])).rows);
 
+  const ladder = ladderRoutes(services, workspaceId);
+
   await app.listen({ host: "127.0.0.1", port: 0 });
   await bare.listen({ host: "127.0.0.1", port: 0 });
+  await ladder.listen({ host: "127.0.0.1", port: 0 });
   const origin = (server: { address(): AddressInfo | string | null }) =>
     `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const ready: Ready = {
     appUrl: `${origin(app.server)}/v1/leads?limit=${PAGE}`,
     bareUrl: `${origin(bare.server)}/leads`,
+    rungs: RUNGS.map(({ target }) => ({ target, url: `${origin(ladder.server)}/${target}?limit=${PAGE}` })),
     authorization: `Bearer ${key.key}`,
     plans,
   };
   process.send?.(ready);
   await new Promise<void>((resolve) => process.once("message", () => resolve()));
   await bare.close();
+  await ladder.close();
   await barePool.end();
   await app.close();
   await services.close();
 }
 
 // ---------------------------------------------------------------------------------------------
+// the ladder: the app's path one piece at a time
+
+/**
+ * One bare Fastify instance whose routes each add one piece of GET /v1/leads to the previous
+ * route: the difference in throughput between two rungs is that piece's cost.
+ */
+function ladderRoutes(services: Services, workspaceId: string) {
+  const ladder = Fastify().withTypeProvider<ZodTypeProvider>();
+  ladder.setValidatorCompiler(validatorCompiler);
+  ladder.setSerializerCompiler(serializerCompiler);
+  const operation = listLeadsOperation;
+  const fixed: Principal = {
+    workspaceId,
+    rateLimitId: "ladder",
+    kind: "api_key",
+    spender: { kind: "api_key", id: "ladder" },
+  };
+  const caller = (principal: Principal): Caller => ({ principal, logger: ladder.log, services });
+  const verified = async (request: FastifyRequest) => {
+    const token = bearerTokenOf(request.headers.authorization ?? "");
+    const verifier = services.bearerVerifiers.find((each) => token !== null && each.accepts(token));
+    const principal = token && verifier ? await verifier.verify(token) : null;
+    if (!principal) throw new Error("the ladder's key was refused");
+    return principal;
+  };
+  const input = { limit: PAGE, cursor: undefined };
+
+  ladder.get("/repository", async () => operation.run(caller(fixed), input));
+  ladder.get("/key", async (request) => operation.run(caller(await verified(request)), input));
+  ladder.get("/limiter", async (request) => {
+    const principal = await verified(request);
+    await admit(operation, principal, services.rateLimiter);
+    return operation.run(caller(principal), input);
+  });
+  ladder.get("/validation", { schema: { querystring: operation.input } }, async (request) => {
+    const principal = await verified(request);
+    const admission = await admit(operation, principal, services.rateLimiter);
+    return perform(operation, caller(principal), admission, request.query);
+  });
+  ladder.get(
+    "/serialisation",
+    { schema: { querystring: operation.input, response: { 200: operation.output } } },
+    async (request) => {
+      const principal = await verified(request);
+      const admission = await admit(operation, principal, services.rateLimiter);
+      return perform(operation, caller(principal), admission, request.query);
+    },
+  );
+  return ladder;
+}
+
+// ---------------------------------------------------------------------------------------------
 // the load process
 
 async function measure(): Promise<void> {
-  const seconds = Math.max(1, Number(cli.seconds ?? 5));
-  const rounds = Math.max(1, Number(cli.rounds ?? 3));
+  const seconds = Math.max(1, Number(cli.seconds ?? 2));
+  const rounds = Math.max(1, Number(cli.rounds ?? 8));
   const connections = Math.max(1, Number(cli.connections ?? 8));
   const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const database = `lead_api_bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -217,18 +302,20 @@ async function measure(): Promise<void> {
     }
 
     const dispatcher = new Agent({ connections, keepAliveTimeout: 30_000 });
-    const targets = {
-      app: { url: ready.appUrl, headers: { authorization: ready.authorization } },
-      bare: { url: ready.bareUrl, headers: {} },
-    };
-    type Target = keyof typeof targets;
-    const results: Record<Target, { requests: number; ms: number; latencies: number[] }> = {
-      app: { requests: 0, ms: 0, latencies: [] },
-      bare: { requests: 0, ms: 0, latencies: [] },
-    };
+    const withKey = { authorization: ready.authorization };
+    const allTargets = [
+      { target: "bare", url: ready.bareUrl, headers: {} },
+      ...ready.rungs.map((rung) => ({ ...rung, headers: withKey })),
+      { target: "app", url: ready.appUrl, headers: withKey },
+    ];
+    const only = cli.only?.split(",").map((name) => name.trim());
+    const targets = allTargets.filter((each) => !only || only.includes(each.target));
+    const results = new Map(
+      targets.map((each) => [each.target, { requests: 0, ms: 0, latencies: [] as number[] }]),
+    );
 
-    const run = async (target: Target, durationMs: number, record: boolean) => {
-      const { url, headers } = targets[target];
+    const run = async (target: (typeof targets)[number], durationMs: number, record: boolean) => {
+      const { url, headers } = target;
       const latencies: number[] = [];
       const started = performance.now();
       const end = started + durationMs;
@@ -240,33 +327,33 @@ async function measure(): Promise<void> {
             const body = await response.body.text();
             latencies.push(performance.now() - sent);
             if (response.statusCode !== 200)
-              throw new Error(`${target}: ${response.statusCode} ${body.slice(0, 200)}`);
+              throw new Error(`${target.target}: ${response.statusCode} ${body.slice(0, 200)}`);
           }
         }),
       );
       const elapsed = performance.now() - started;
-      if (!record) return;
-      results[target].requests += latencies.length;
-      results[target].ms += elapsed;
-      results[target].latencies.push(...latencies);
+      const result = results.get(target.target);
+      if (!record || !result) return;
+      result.requests += latencies.length;
+      result.ms += elapsed;
+      result.latencies.push(...latencies);
     };
 
-    // Both answer the same page: check once, then warm both up.
-    const first = JSON.parse(
-      (await (
-        await request(ready.appUrl, { dispatcher, headers: targets.app.headers })
-      ).body.text()) as string,
-    ) as { leads: { id: string }[] };
-    const baseline = JSON.parse(await (await request(ready.bareUrl, { dispatcher })).body.text()) as {
-      id: string;
-    }[];
-    if (first.leads.length !== PAGE || first.leads[0]?.id !== baseline[0]?.id) {
-      throw new Error("the app and the bare route do not answer the same page");
+    // Every target answers the same page: check once, then warm each up.
+    const pageOf = async (target: (typeof allTargets)[number]) => {
+      const json = JSON.parse(
+        await (await request(target.url, { dispatcher, headers: target.headers })).body.text(),
+      ) as { id: string }[] | { leads: { id: string }[] };
+      return Array.isArray(json) ? json.slice(0, PAGE) : json.leads;
+    };
+    const expected = (await pageOf(allTargets[0]!)).map((lead) => lead.id).join();
+    for (const target of allTargets) {
+      if ((await pageOf(target)).map((lead) => lead.id).join() !== expected)
+        throw new Error(`${target.target} does not answer the same page as the bare route`);
     }
-    await run("app", 2_000, false);
-    await run("bare", 2_000, false);
+    for (const target of targets) await run(target, 1_000, false);
     for (let round = 0; round < rounds; round++) {
-      const order: Target[] = round % 2 === 0 ? ["app", "bare"] : ["bare", "app"];
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) await run(target, seconds * 1000, true);
     }
     await dispatcher.close();
@@ -278,32 +365,52 @@ async function measure(): Promise<void> {
         Number.NaN
       );
     };
-    const figures = (target: Target) => {
-      const { requests, ms, latencies } = results[target];
-      return {
-        rps: (requests * 1000) / ms,
-        p50: percentile(latencies, 50),
-        p99: percentile(latencies, 99),
-        requests,
-      };
-    };
-    const app = figures("app");
-    const bare = figures("bare");
-    console.log(
-      `load: ${connections} keep-alive connections, one request at a time each; ${rounds} rounds of ${seconds} s per side, alternating order`,
+    const figures = new Map(
+      [...results].map(([target, { requests, ms, latencies }]) => [
+        target,
+        {
+          rps: (requests * 1000) / ms,
+          /** The machine's time per request at this load: what each piece adds is read from it. */
+          msPerRequest: ms / requests,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          requests,
+        },
+      ]),
     );
-    for (const [label, value] of [
-      ["app  (GET /v1/leads: auth, rate limit, validation, serialisation)", app],
-      ["bare (Fastify route, same SQL, same pool size)", bare],
-    ] as const) {
+    console.log(
+      `load: ${connections} keep-alive connections, one request at a time each; ${rounds} rounds of ${seconds} s per target, alternating order; load average ${loadavg()[0]!.toFixed(2)}`,
+    );
+    const labels: Record<string, string> = {
+      bare: "bare (Fastify route, same SQL, same pool size)",
+      ...Object.fromEntries(RUNGS.map((rung) => [rung.target, `  + ${rung.piece}`])),
+      app: "app  (GET /v1/leads as deployed)",
+    };
+    for (const [target, value] of figures) {
       console.log(
-        `${label.padEnd(68)} ${value.rps.toFixed(0).padStart(6)} req/s   p50 ${value.p50.toFixed(2)} ms   p99 ${value.p99.toFixed(2)} ms   (n=${value.requests})`,
+        `${(labels[target] ?? target).padEnd(72)} ${value.rps.toFixed(0).padStart(6)} req/s   p50 ${value.p50.toFixed(2)} ms   p99 ${value.p99.toFixed(2)} ms   (n=${value.requests})`,
       );
     }
+    const app = figures.get("app");
+    const bare = figures.get("bare");
+    if (!app || !bare) return;
     const ratio = app.rps / bare.rps;
     console.log(`aim: app / bare throughput at least 0.6 -> ${ratio >= 0.6 ? "met" : "NOT met"}`);
+    // Each piece: its rung's time per request minus the previous rung's; the app's hooks are the rest.
+    const steps = [...RUNGS.map((rung) => rung.target), "app"];
+    const gap = app.msPerRequest - bare.msPerRequest;
+    let previous = bare.msPerRequest;
+    const shares: string[] = [];
+    for (const target of steps) {
+      const current = figures.get(target)?.msPerRequest;
+      if (current === undefined) continue;
+      const added = current - previous;
+      const name = target === "app" ? "app hooks" : target;
+      shares.push(`${name} ${(added * 1000).toFixed(0)} us (${Math.round((added / gap) * 100)}%)`);
+      previous = current;
+    }
     console.log(
-      `leads list throughput ratio (app / bare): ${ratio.toFixed(2)}; p99 app ${app.p99.toFixed(2)} ms vs bare ${bare.p99.toFixed(2)} ms`,
+      `leads list throughput ratio (app / bare): ${ratio.toFixed(2)} (${app.rps.toFixed(0)} / ${bare.rps.toFixed(0)} req/s); p99 app ${app.p99.toFixed(2)} ms vs bare ${bare.p99.toFixed(2)} ms; where the ${(gap * 1000).toFixed(0)} us per request go: ${shares.join(", ")}`,
     );
   } finally {
     if (server && server.exitCode === null) {

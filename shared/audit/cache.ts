@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { type Db, withoutDatabaseDeadline } from "../db/database.ts";
 import type { SiteAudit } from "./types.ts";
 
@@ -6,7 +6,8 @@ import type { SiteAudit } from "./types.ts";
  * The `site_audits` table: one row per place, its newest homepage audit. Every read of an audit on
  * behalf of a place goes through `readCurrent` (via `readCurrentAudits` or
  * `readCurrentContactEmails`), where the rule "an audit counts only for the website the place
- * lists now" is written once.
+ * lists now" is written once; `currentContactEmailSql` is the same rule inside another statement
+ * (the lead list's page, read in one round trip).
  */
 
 /** An audit is reused for 30 days; a failed one for a day, so a site that was down gets another try. */
@@ -85,6 +86,16 @@ export async function readCurrentContactEmails(
   const emails = new Map<string, string>();
   for (const [placeId, row] of rows) if (row.email !== null) emails.set(placeId, row.email);
   return emails;
+}
+
+/**
+ * `readCurrentContactEmails` for one place inside another statement: the address of the ok audit
+ * of the website the place lists now, null otherwise (a scalar subquery on the primary key).
+ */
+export function currentContactEmailSql(placeId: RawBuilder<string>, website: RawBuilder<string | null>) {
+  return sql<string | null>`(
+    select site_audits.signals->>'email' from site_audits
+    where site_audits.place_id = ${placeId} and site_audits.url = ${website} and site_audits.outcome = 'ok')`;
 }
 
 /** Fresh audits of the given sites (the cache a search consults before checking live). */

@@ -1,11 +1,17 @@
 import { sql, type Transaction } from "kysely";
-import { contactEmailOf, readCurrentAudits, readCurrentContactEmails } from "../audit/cache.ts";
+import { contactEmailOf, currentContactEmailSql, readCurrentAudits } from "../audit/cache.ts";
 import type { AuditSignals, SiteAudit } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
 import { type Opportunity, scoreOpportunity } from "../scoring/opportunity.ts";
-import { loadSuppressionList, type SuppressionList } from "../suppressions/suppressions.ts";
+import {
+  loadSuppressionList,
+  type SuppressionEntryRows,
+  type SuppressionList,
+  suppressionEntriesSql,
+  suppressionListOf,
+} from "../suppressions/suppressions.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
 import type { LeadDetail, LeadSummary } from "./schemas.ts";
 
@@ -38,13 +44,18 @@ const summaryColumns = [
  * workspace unknown to the last ANALYZE): it then estimates a few rows, and a bitmap scan plus a
  * sort looks cheaper than the ordered index scan. For LIMIT 1 the ordered index scan wins
  * whatever the estimate, so this plan does not depend on statistics.
+ *
+ * Everything the page needs comes in this one statement, because on a busy node each round trip
+ * to the database costs more than the query itself (bench/leads-list.bench.ts): each lead's
+ * contact address (the audit rule of shared/audit/cache.ts) and, on the first row only, the
+ * workspace's do-not-contact entries (read once by the statement), matched in memory as every
+ * other reader of the list does.
  */
 export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
   const after = page.after
     ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
     : sql``;
-  // The email is not a column: listLeads adds it from the audit (contactEmailOf).
-  return sql<Omit<LeadSummary, "email">>`
+  return sql<LeadSummary & { suppression_entries: SuppressionEntryRows | null }>`
     with recursive walk as (
       (select first.*, places.name, places.category, places.address, places.website, places.phone, 1 as n
        from (
@@ -68,7 +79,9 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       join places on places.place_id = next.place_id
       where walk.n < ${page.limit}
     )
-    select id, place_id, name, category, address, website, phone, outreach_status, added_at
+    select id, place_id, name, category, address, website, phone, outreach_status, added_at,
+      ${currentContactEmailSql(sql.ref("walk.place_id"), sql.ref("walk.website"))} as email,
+      case when walk.n = 1 then ${suppressionEntriesSql(workspaceId)} end as suppression_entries
     from walk
     order by walk.added_at desc, walk.id desc`;
 }
@@ -80,16 +93,11 @@ export async function listLeads(
 ): Promise<LeadPage> {
   // One row more than the page tells whether a next page exists.
   const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);
-  const pageRows = rows.slice(0, page.limit);
-  const emails = await readCurrentContactEmails(
-    db,
-    pageRows.map((row) => ({ placeId: row.place_id, website: row.website })),
-  );
-  const suppressions = await loadSuppressionList(db, workspaceId);
-  const leads = pageRows.map((row) => {
-    const email = emails.get(row.place_id) ?? null;
-    return { ...row, email, outreach_status: statusOf(row, email, suppressions) };
-  });
+  const suppressions = suppressionListOf(rows[0]?.suppression_entries ?? []);
+  const leads = rows.slice(0, page.limit).map(({ suppression_entries: _, ...row }) => ({
+    ...row,
+    outreach_status: statusOf(row, row.email, suppressions),
+  }));
   const last = leads.at(-1);
   return {
     leads,

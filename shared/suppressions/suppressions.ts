@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
@@ -129,6 +130,19 @@ export async function loadSuppressionList(db: Db, workspaceId: string): Promise<
     .where("workspace_id", "=", workspaceId)
     .execute();
   return suppressionListOf(rows);
+}
+
+/** The entries `suppressionEntriesSql` reads: `suppressionListOf` makes them a list. */
+export type SuppressionEntryRows = { kind: SuppressionKind; value: string }[];
+
+/**
+ * `loadSuppressionList`'s read inside another statement (the lead list's page, one round trip):
+ * the workspace's entries as one JSON array, evaluated once per statement.
+ */
+export function suppressionEntriesSql(workspaceId: string) {
+  return sql<SuppressionEntryRows>`(
+    select coalesce(json_agg(json_build_object('kind', suppressions.kind, 'value', suppressions.value)), '[]'::json)
+    from suppressions where suppressions.workspace_id = ${workspaceId})`;
 }
 
 /** The matching rules over a set of entries (pure; exported for the unit tests). */
