@@ -23,9 +23,6 @@ import session from "./session.ts";
 import { errorPage } from "./views/components.ts";
 import workspaceScope from "./workspace-scope.ts";
 
-/** Every console route as `METHOD /path` (the security tests sweep them all). */
-export const CONSOLE_ROUTES = new Set<string>();
-
 /**
  * The member console under /app: server-rendered pages over the same domain functions as the
  * API, one file of routes per page group (`routes/`), one of templates per page (`views/`).
@@ -39,9 +36,6 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   app.addHook("onRoute", (route) => {
     // Pages, not API: kept out of /openapi.json.
     route.schema = { ...route.schema, hide: true };
-    for (const method of [route.method].flat()) {
-      if (method !== "HEAD") CONSOLE_ROUTES.add(`${method} ${route.url}`);
-    }
   });
   await compressAnswers(app);
   await app.register(session, { db, secureCookies: config.publicUrl.startsWith("https:") });

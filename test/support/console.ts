@@ -97,3 +97,24 @@ export async function signedUpMember(
 
 /** The secret of an invite link's path (its last segment). */
 export const tokenOf = (invitePath: string): string => invitePath.split("/").at(-1) ?? "";
+
+/**
+ * Every route of `app` as `METHOD /path` (HEAD left out), read from Fastify's own route tree:
+ * in `printRoutes`, each line is a piece of path below the line it is indented under.
+ */
+export function routeList(app: FastifyInstance): string[] {
+  const routes: string[] = [];
+  const paths: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split("\n")) {
+    const match = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = (match[1] ?? "").length / 4;
+    const path = (paths[depth - 1] ?? "") + match[2];
+    paths.length = depth;
+    paths.push(path);
+    for (const method of (match[3] ?? "").split(", ")) {
+      if (method !== "" && method !== "HEAD") routes.push(`${method} ${path}`);
+    }
+  }
+  return routes;
+}
