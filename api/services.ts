@@ -20,6 +20,7 @@ import type { DraftGenerator } from "../shared/drafting/generator.ts";
 import { createDraftGenerator } from "../shared/drafting/index.ts";
 import { instrumentDraftGenerator } from "../shared/drafting/instrumented.ts";
 import { accountMail } from "../shared/mail/account-mail.ts";
+import { instrumentMailer } from "../shared/mail/instrumented.ts";
 import { createLogMailer, createSmtpMailer, type Mailer } from "../shared/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../shared/metrics.ts";
 import { cleanUpOAuth, type OAuthCleanupResult } from "../shared/oauth/cleanup.ts";
@@ -153,7 +154,7 @@ export async function createServices(
   });
   const addressLimiter = createAddressLimiter(config.addressLimits, limiterStore);
   const costGuard = createCostGuard(config.costLimits, limiterStore);
-  const mailer = createAccountMailer(config, logger);
+  const mailer = createAccountMailer(config, logger, metrics);
   const passwordLimiter = createPasswordLimiter(config, db, limiterStore, logger, mailer);
   const { inviteLimiter, accountMailLimiter } = createAccountMailLimiters(config, limiterStore);
 
@@ -231,9 +232,10 @@ function createAccountMailLimiters(
 }
 
 /** Account mail as configured: through SMTP, written to the log (`SMTP_URL=log:`), or none. */
-function createAccountMailer(config: Config, logger: Logger): Mailer | undefined {
-  if (config.mail?.kind === "smtp") return createSmtpMailer({ ...config.mail, logger });
-  if (config.mail?.kind === "log") return createLogMailer(logger);
+function createAccountMailer(config: Config, logger: Logger, metrics: Metrics): Mailer | undefined {
+  if (config.mail?.kind === "smtp")
+    return instrumentMailer(createSmtpMailer({ ...config.mail, logger }), metrics);
+  if (config.mail?.kind === "log") return instrumentMailer(createLogMailer(logger), metrics);
   return undefined;
 }
 

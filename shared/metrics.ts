@@ -14,7 +14,20 @@ import type { RateLimitFallbackMetrics } from "./rate-limits.ts";
 
 export const METRICS_PREFIX = "leadapi_";
 
-export const SEARCH_OUTCOMES = ["ok", "truncated", "insufficient_credits", "error"] as const;
+// A search that answered is `ok`, as its log line says, truncated or not; why it was truncated is
+// counted apart (leadapi_searches_truncated_total), once per reason that applied.
+export const SEARCH_OUTCOMES = ["ok", "insufficient_credits", "error"] as const;
+// The scan's own reasons (shared/search/scan.ts TruncationReason), passed in by the search: a
+// reason this list lacks does not compile where it is reported.
+export const TRUNCATION_REASONS = [
+  "max_results_reached",
+  "query_cap",
+  "page_token_expired",
+  "check_budget",
+  "check_failed",
+  "match_grace",
+  "cost_limit",
+] as const;
 export const DRAFT_OUTCOMES = [
   "ok",
   "insufficient_audit_data",
@@ -31,9 +44,40 @@ export const CREDIT_OPERATIONS = ["search", "draft"] as const;
 export const PURCHASE_SOURCES = ["stripe", "operator"] as const;
 export const REVERSAL_KINDS = ["refund", "dispute"] as const;
 export const MISMATCH_REASONS = ["workspace", "pack", "amount", "currency"] as const;
+// Account mail by kind (shared/mail/account-mail.ts's kinds), and whether the mail server took it.
+export const ACCOUNT_MAIL_KINDS = [
+  "sign_up",
+  "sign_up_account_exists",
+  "invite",
+  "password_reset",
+  "password_failures",
+] as const;
+export const ACCOUNT_MAIL_OUTCOMES = ["sent", "failed"] as const;
+/**
+ * A sign-up form answered (`requested`: a link mailed; `account_exists`: the mailbox has an account,
+ * its owner is told; `disposable_address`: refused), or its link opened (`confirmed`: account and
+ * workspace made; `link_invalid`: unknown, used or expired).
+ */
+export const SIGN_UP_OUTCOMES = [
+  "requested",
+  "account_exists",
+  "disposable_address",
+  "confirmed",
+  "link_invalid",
+] as const;
+/**
+ * A console sign-in: `ok`; `wrong_password` (a known account); `unknown_account`; `limited` (too
+ * many failures from this address: the password was not checked).
+ */
+export const SIGN_IN_OUTCOMES = ["ok", "wrong_password", "unknown_account", "limited"] as const;
 export type AuditStageLabel = "fetch" | "parse";
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
+export type TruncationReasonLabel = (typeof TRUNCATION_REASONS)[number];
+export type AccountMailKindLabel = (typeof ACCOUNT_MAIL_KINDS)[number];
+export type AccountMailOutcomeLabel = (typeof ACCOUNT_MAIL_OUTCOMES)[number];
+export type SignUpOutcomeLabel = (typeof SIGN_UP_OUTCOMES)[number];
+export type SignInOutcomeLabel = (typeof SIGN_IN_OUTCOMES)[number];
 export type DraftOutcomeLabel = (typeof DRAFT_OUTCOMES)[number];
 export type DraftGeneratorLabel = (typeof DRAFT_GENERATORS)[number];
 export type AuditJobOutcomeLabel = (typeof AUDIT_JOB_OUTCOMES)[number];
@@ -50,6 +94,20 @@ export interface SearchMetrics {
   auditCacheLookups(hits: number, misses: number): void;
   /** A search answered truncated because some live checks did not finish within its budget. */
   searchTruncatedByBudget(): void;
+  /** A search answered `truncated: true`, for these reasons (each counted once). */
+  searchTruncated(reasons: readonly TruncationReasonLabel[]): void;
+}
+
+/** What account mail reports (shared/mail/instrumented.ts): each mail once, sent or given up. */
+export interface AccountMailMetrics {
+  accountMailFinished(kind: AccountMailKindLabel, outcome: AccountMailOutcomeLabel): void;
+}
+
+/** What sign-ups and console sign-ins report (the console's sign-up routes, shared/accounts signIn). */
+export interface AccountMetrics {
+  signUpFinished(outcome: SignUpOutcomeLabel): void;
+  /** `slowed`: the account's failures had passed their budget, so the check waited first. */
+  signInFinished(outcome: SignInOutcomeLabel, slowed: boolean): void;
 }
 
 /** What a draft reports (shared/drafting/draft-outreach.ts). */
@@ -101,6 +159,8 @@ export interface Metrics
     PlacesCallMetrics,
     LlmCallMetrics,
     PaymentMetrics,
+    AccountMailMetrics,
+    AccountMetrics,
     RateLimitFallbackMetrics {
   readonly registry: Registry;
   /** The Content-Type of `scrape()`'s text. */
@@ -134,7 +194,7 @@ type Registers = Registry[];
 
 /**
  * The metrics are registered in this order (the scrape lists them so): requests and what they
- * charge, audits, the upstream calls, the rate limits' fallback, payments. Known label values start at 0,
+ * charge, audits, the upstream calls, the rate limits' fallback, payments, accounts. Known label values start at 0,
  * so that rate() and ratios work from the first event.
  */
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
@@ -150,6 +210,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     ...upstreamCallMetrics(registers),
     ...rateLimitMetrics(registers),
     ...paymentMetrics(registers),
+    ...accountMetrics(registers),
     observeAuditQueue: queue.observe,
     scrape: () => registry.metrics(),
   };
@@ -158,7 +219,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
 /** HTTP requests, searches and drafts, and the credits they charged. */
 function requestMetrics(
   registers: Registers,
-): Pick<Metrics, "httpRequestFinished" | "searchFinished" | "draftFinished"> {
+): Pick<Metrics, "httpRequestFinished" | "searchFinished" | "searchTruncated" | "draftFinished"> {
   const httpRequestDuration = new Histogram({
     name: `${METRICS_PREFIX}http_request_duration_seconds`,
     help: "HTTP request duration by method, route pattern and status code",
@@ -174,8 +235,14 @@ function requestMetrics(
   });
   const searches = new Counter({
     name: `${METRICS_PREFIX}searches_total`,
-    help: "Searches run, by outcome (ok, truncated, insufficient_credits, error)",
+    help: "Searches run, by outcome (ok: answered, truncated or not; insufficient_credits; error)",
     labelNames: ["outcome"] as const,
+    registers,
+  });
+  const searchesTruncated = new Counter({
+    name: `${METRICS_PREFIX}searches_truncated_total`,
+    help: "Searches answered truncated (more matches may exist), by reason; a search with two reasons counts under both",
+    labelNames: ["reason"] as const,
     registers,
   });
   const drafts = new Counter({
@@ -186,6 +253,7 @@ function requestMetrics(
   });
   for (const operation of CREDIT_OPERATIONS) creditsSpent.inc({ operation }, 0);
   for (const outcome of SEARCH_OUTCOMES) searches.inc({ outcome }, 0);
+  for (const reason of TRUNCATION_REASONS) searchesTruncated.inc({ reason }, 0);
   for (const outcome of DRAFT_OUTCOMES) {
     for (const generator of DRAFT_GENERATORS) drafts.inc({ outcome, generator }, 0);
   }
@@ -196,6 +264,9 @@ function requestMetrics(
     searchFinished(outcome, credits) {
       searches.inc({ outcome });
       if (credits > 0) creditsSpent.inc({ operation: "search" }, credits);
+    },
+    searchTruncated(reasons) {
+      for (const reason of new Set(reasons)) searchesTruncated.inc({ reason });
     },
     draftFinished(outcome, generator, credits) {
       drafts.inc({ outcome, generator });
@@ -460,6 +531,51 @@ function paymentMetrics(registers: Registers): PaymentMetrics {
     },
     stripeWebhookAnswered(statusCode) {
       stripeWebhookResponses.inc({ status_code: String(statusCode) });
+    },
+  };
+}
+
+/** Account mail by kind and outcome, sign-ups and console sign-ins by outcome. */
+function accountMetrics(registers: Registers): AccountMailMetrics & AccountMetrics {
+  const accountMails = new Counter({
+    name: `${METRICS_PREFIX}account_mails_total`,
+    help: "Account mails, by kind and outcome (sent: the mail server took it, or SMTP_URL=log: wrote it; failed: refused, a queued mail after its last try)",
+    labelNames: ["kind", "outcome"] as const,
+    registers,
+  });
+  const signUps = new Counter({
+    name: `${METRICS_PREFIX}sign_ups_total`,
+    help: "Sign-up forms and links, by outcome (requested, account_exists, disposable_address, confirmed, link_invalid)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  const signIns = new Counter({
+    name: `${METRICS_PREFIX}sign_ins_total`,
+    help: "Console sign-ins, by outcome (ok, wrong_password, unknown_account, limited: refused unchecked)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  const signInsSlowed = new Counter({
+    name: `${METRICS_PREFIX}sign_ins_slowed_total`,
+    help: "Console sign-ins checked only after a wait, the account's failures from every address having passed their budget",
+    registers,
+  });
+  for (const kind of ACCOUNT_MAIL_KINDS) {
+    for (const outcome of ACCOUNT_MAIL_OUTCOMES) accountMails.inc({ kind, outcome }, 0);
+  }
+  for (const outcome of SIGN_UP_OUTCOMES) signUps.inc({ outcome }, 0);
+  for (const outcome of SIGN_IN_OUTCOMES) signIns.inc({ outcome }, 0);
+  signInsSlowed.inc(0);
+  return {
+    accountMailFinished(kind, outcome) {
+      accountMails.inc({ kind, outcome });
+    },
+    signUpFinished(outcome) {
+      signUps.inc({ outcome });
+    },
+    signInFinished(outcome, slowed) {
+      signIns.inc({ outcome });
+      if (slowed) signInsSlowed.inc();
     },
   };
 }

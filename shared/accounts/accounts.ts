@@ -2,6 +2,7 @@ import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
 import { ApiError, refusal } from "../errors.ts";
 import type { Language } from "../languages.ts";
+import type { AccountMetrics } from "../metrics.ts";
 import { revokeAllConnectedApps } from "../oauth/grants.ts";
 import type { PasswordCheckLimiter } from "./password-limiter.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
@@ -58,30 +59,38 @@ export async function findAccountByEmail(db: Db, email: string): Promise<Account
     .executeTakeFirst();
 }
 
-/** The account whose password this is, or null; an unknown email takes as long as a wrong password. */
-export async function checkCredentials(db: Db, email: string, password: string): Promise<Account | null> {
-  const account = await findAccountByEmail(db, email);
-  const matches = await verifyPassword(password, account?.password_hash ?? (await decoyPasswordHash()));
-  return account && matches ? account : null;
-}
-
 /** Too many wrong passwords from this address (for this account, or for any): the password was not checked. */
 export const tooManyAttempts = (retryAfterSeconds: number) =>
   refusal("rate_limited", "too_many_attempts", { "Retry-After": String(retryAfterSeconds) });
 
 /**
  * Sign-in through the one password limiter: the account, or `wrong_credentials` (401 in the
- * console), or 429 `too_many_attempts` with Retry-After.
+ * console), or 429 `too_many_attempts` with Retry-After. Each outcome counted when `metrics` is given.
  */
 export async function signIn(
-  deps: { db: Db; passwordLimiter: PasswordCheckLimiter },
+  deps: { db: Db; passwordLimiter: PasswordCheckLimiter; metrics?: AccountMetrics },
   input: { email: string; password: string; address: string },
 ): Promise<Account> {
-  const checked = await deps.passwordLimiter.check(input.email, input.address, () =>
-    checkCredentials(deps.db, input.email, input.password),
-  );
-  if (checked.outcome === "limited") throw tooManyAttempts(checked.retryAfterSeconds);
-  if (checked.outcome === "failed") throw refusal("invalid_request", "wrong_credentials");
+  let known = false;
+  const checked = await deps.passwordLimiter.check(input.email, input.address, async () => {
+    const account = await findAccountByEmail(deps.db, input.email);
+    known = account !== undefined;
+    // An unknown email takes as long as a wrong password.
+    const matches = await verifyPassword(
+      input.password,
+      account?.password_hash ?? (await decoyPasswordHash()),
+    );
+    return account && matches ? account : null;
+  });
+  if (checked.outcome === "limited") {
+    deps.metrics?.signInFinished("limited", false);
+    throw tooManyAttempts(checked.retryAfterSeconds);
+  }
+  if (checked.outcome === "failed") {
+    deps.metrics?.signInFinished(known ? "wrong_password" : "unknown_account", checked.slowed);
+    throw refusal("invalid_request", "wrong_credentials");
+  }
+  deps.metrics?.signInFinished("ok", checked.slowed);
   return checked.value;
 }
 

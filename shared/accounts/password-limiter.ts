@@ -15,9 +15,10 @@ export interface PasswordFailureLimits {
   windowSeconds: number;
 }
 
+/** `slowed`: the account's failures had passed their budget, so the check waited `slowDownMs` first. */
 export type PasswordCheckOutcome<T> =
-  | { outcome: "passed"; value: T }
-  | { outcome: "failed" }
+  | { outcome: "passed"; value: T; slowed: boolean }
+  | { outcome: "failed"; slowed: boolean }
   | { outcome: "limited"; retryAfterSeconds: number };
 
 /** What the limiter tells its owner: an account's budget across addresses was just spent. */
@@ -97,10 +98,10 @@ export function createPasswordCheckLimiter(
       if (value === null) {
         // The failure that spent the account's budget: its owner hears of it, once per window.
         if (accountDecision?.allowed && accountDecision.remaining === 0) events.accountBudgetSpent?.(account);
-        return { outcome: "failed" };
+        return { outcome: "failed", slowed };
       }
       await giveBack(keys);
-      return { outcome: "passed", value };
+      return { outcome: "passed", value, slowed };
     },
   };
 }

@@ -146,5 +146,5 @@ ${paragraphs}
 <p style="font-size: 0.9rem; color: #555555">${escapeHtml(said.footer)}</p>
 </body></html>
 `;
-  return { to: input.to, subject: said.subject, text, html };
+  return { kind: input.kind, to: input.to, subject: said.subject, text, html };
 }

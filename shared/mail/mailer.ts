@@ -1,8 +1,18 @@
 import { createTransport } from "nodemailer";
 import type { Logger } from "pino";
 
+/** What an account mail is for (shared/mail/account-mail.ts writes one of each). */
+export type AccountMailKind =
+  | "sign_up"
+  | "sign_up_account_exists"
+  | "invite"
+  | "password_reset"
+  | "password_failures";
+
 /** One account mail, already written in its reader's language. */
 export interface AccountMail {
+  /** Counted by kind (leadapi_account_mails_total); never written to the mail. */
+  kind: AccountMailKind;
   to: string;
   subject: string;
   text: string;
@@ -21,8 +31,9 @@ export interface Mailer {
    * Sends in the background (three tries, a few seconds apart; a mail still refused is logged):
    * for forms whose answer must not wait on the mail server, so that it takes as long whether or
    * not a mail goes out (sign-up, forgot password: no telling which addresses have accounts).
+   * Resolves (never rejects) once the mail is sent (true) or given up (false); callers need not wait.
    */
-  queue(mail: AccountMail): void;
+  queue(mail: AccountMail): Promise<boolean>;
   /** Resolves once every queued mail is sent or given up. */
   drain(): Promise<void>;
   close(): void;
@@ -43,7 +54,7 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; logge
     },
     { from: options.from },
   );
-  const queued = new Set<Promise<void>>();
+  const queued = new Set<Promise<boolean>>();
   const mailer: Mailer = {
     async send(mail) {
       try {
@@ -65,16 +76,17 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string; logge
         for (let attempt = 0; ; attempt += 1) {
           try {
             await mailer.send(mail);
-            return;
+            return true;
           } catch {
             const wait = QUEUED_RETRY_MS[attempt];
-            if (wait === undefined) return; // logged by send, each time
+            if (wait === undefined) return false; // logged by send, each time
             await new Promise((resolve) => setTimeout(resolve, wait));
           }
         }
       })();
       queued.add(sending);
       void sending.finally(() => queued.delete(sending));
+      return sending;
     },
     async drain() {
       while (queued.size > 0) await Promise.allSettled([...queued]);
@@ -97,7 +109,10 @@ export function createLogMailer(logger: Logger): Mailer {
     );
   return {
     send: async (mail) => write(mail),
-    queue: write,
+    queue: async (mail) => {
+      write(mail);
+      return true;
+    },
     drain: async () => {},
     close: () => {},
   };

@@ -17,7 +17,7 @@ import type { Opportunity } from "../scoring/opportunity.ts";
 import { loadSuppressionList } from "../suppressions/suppressions.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
-import { scanCandidates } from "./scan.ts";
+import { scanCandidates, type TruncationReason } from "./scan.ts";
 import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
 
 export interface SearchResultLead extends LeadSummary {
@@ -31,6 +31,8 @@ export interface SearchOutcome {
   results: SearchResultLead[];
   credits_spent: number;
   truncated: boolean;
+  /** Why it is truncated (empty when it is not), for metrics. */
+  truncatedBy: TruncationReason[];
   /** For metrics and logs. */
   live: { checked: number; unanswered: number } | null;
 }
@@ -71,7 +73,9 @@ export async function searchLeads(
     const outcome = await withDatabaseDeadline(Date.now() + deps.checkBudgetMs + SAVE_MARGIN_MS, () =>
       runSearch(deps, workspaceId, request, signal),
     );
-    deps.metrics?.searchFinished(outcome.truncated ? "truncated" : "ok", outcome.credits_spent);
+    // `ok` as the log line says; a truncated answer is counted by its reasons besides.
+    deps.metrics?.searchFinished("ok", outcome.credits_spent);
+    if (outcome.truncatedBy.length > 0) deps.metrics?.searchTruncated(outcome.truncatedBy);
     return outcome;
   } catch (error) {
     const label = searchFailureLabel(error);
@@ -215,6 +219,7 @@ async function runSearch(
     results,
     credits_spent: creditsSpent,
     truncated: scan.truncated,
+    truncatedBy: scan.truncatedBy,
     live:
       requestedLiveFilters(request.filters).length > 0
         ? { checked: scan.liveChecked, unanswered: scan.liveUnanswered }

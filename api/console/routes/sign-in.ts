@@ -38,7 +38,7 @@ const signInRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
     let account: Account;
     try {
       account = await signIn(
-        { db, passwordLimiter: services.passwordLimiter },
+        { db, passwordLimiter: services.passwordLimiter, metrics: services.metrics },
         { email: form.email, password: form.password, address: request.ip },
       );
     } catch (error) {

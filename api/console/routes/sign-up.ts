@@ -40,9 +40,11 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
     } catch (error) {
       const reason = refusalOf(error);
       if (!reason) throw error;
+      if (reason === "disposable_address") services.metrics.signUpFinished("disposable_address");
       const key = REFUSAL_MESSAGES[reason];
       return reply.render((context) => signUpPage(context, { values, error: context.t.t(key) }), 400);
     }
+    services.metrics.signUpFinished(requested.kind === "pending" ? "requested" : "account_exists");
     // Queued, and the page answered before it is sent: the answer takes as long whichever mail
     // goes out (a new sign-up's link, or the note to an existing account), and tells nobody which.
     if (!services.mailer) throw new Error("SIGNUP=open without SMTP_URL");
@@ -69,7 +71,11 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
   app.get("/sign-up/confirm", async (request, reply) => {
     const token = linkTokenOf(request.raw) ?? "";
     const signUp = await findOpenSignUp(db, token);
-    if (!signUp) throw new PageError(404, "signUpInvalid");
+    if (!signUp) {
+      // Where an expired or used link is seen: its page is opened before any form is sent.
+      services.metrics.signUpFinished("link_invalid");
+      throw new PageError(404, "signUpInvalid");
+    }
     return reply.render((context) => confirmSignUpPage(context, { token, signUp }));
   });
 
@@ -80,6 +86,8 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
       confirmed = await confirmSignUp(db, token, password);
     } catch (error) {
       const reason = refusalOf(error);
+      if (reason === "sign_up_invalid") services.metrics.signUpFinished("link_invalid");
+      if (reason === "account_exists") services.metrics.signUpFinished("account_exists");
       // An unknown or used link, or a mailbox that has an account meanwhile: the error page.
       if (reason !== "too_short" && reason !== "too_long") throw error;
       const key = REFUSAL_MESSAGES[reason];
@@ -90,6 +98,7 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
         400,
       );
     }
+    services.metrics.signUpFinished("confirmed");
     await reply.signIn(confirmed.accountId);
     return reply.redirect(workspacePath(confirmed.workspaceId), 303);
   });

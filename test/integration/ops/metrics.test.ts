@@ -153,7 +153,7 @@ describe("GET /metrics after a search and a draft", () => {
     expect(delta(before, after, "leadapi_credits_spent_total", { operation: "search" })).toBe(3);
     expect(delta(before, after, "leadapi_credits_spent_total", { operation: "draft" })).toBe(1);
     expect(delta(before, after, "leadapi_searches_total", { outcome: "ok" })).toBe(1);
-    for (const outcome of ["truncated", "insufficient_credits", "error"]) {
+    for (const outcome of ["insufficient_credits", "error"]) {
       expect(delta(before, after, "leadapi_searches_total", { outcome })).toBe(0);
     }
     expect(delta(before, after, "leadapi_drafts_total", { outcome: "ok", generator: "template" })).toBe(1);
@@ -199,7 +199,7 @@ describe("GET /metrics after a search and a draft", () => {
 });
 
 describe("searches by outcome", () => {
-  it("counts truncated, insufficient_credits (402) and error (5xx); a 400 is not a search that ran", async () => {
+  it("counts ok (truncated or not), insufficient_credits (402) and error (5xx); a 400 is not a search that ran", async () => {
     places.setPlaces("roofer in Ottawa", syntheticPlaces(5, { prefix: "metrics-b" }));
     places.setPlaces("painter in Ottawa", syntheticPlaces(12, { prefix: "metrics-c" }));
     const ws = await createWorkspace(t.app);
@@ -232,10 +232,13 @@ describe("searches by outcome", () => {
     expect(rejected.statusCode).toBe(400);
 
     const after = await scrape(t.app);
-    expect(delta(before, after, "leadapi_searches_total", { outcome: "truncated" })).toBe(1);
+    // Answered: ok, as its log line says; truncated, counted by reason.
+    expect(delta(before, after, "leadapi_searches_total", { outcome: "ok" })).toBe(1);
+    expect(delta(before, after, "leadapi_searches_truncated_total", { reason: "max_results_reached" })).toBe(
+      1,
+    );
     expect(delta(before, after, "leadapi_searches_total", { outcome: "insufficient_credits" })).toBe(1);
     expect(delta(before, after, "leadapi_searches_total", { outcome: "error" })).toBe(1);
-    expect(delta(before, after, "leadapi_searches_total", { outcome: "ok" })).toBe(0);
     expect(delta(before, after, "leadapi_credits_spent_total", { operation: "search" })).toBe(2);
     expect(delta(before, after, "leadapi_places_request_duration_seconds_count", { outcome: "error" })).toBe(
       1,
@@ -395,7 +398,8 @@ describe("the audit pipeline (embedded mode: in-process audits)", () => {
       expect(during.get("leadapi_audit_active_jobs")).toBe(1);
       expect(during.get("leadapi_audit_queue_depth", { state: "waiting" })).toBe(1);
       expect(during.get("leadapi_audit_queue_depth", { state: "delayed" })).toBe(0);
-      expect(delta(before, during, "leadapi_searches_total", { outcome: "truncated" })).toBe(1);
+      expect(delta(before, during, "leadapi_searches_total", { outcome: "ok" })).toBe(1);
+      expect(delta(before, during, "leadapi_searches_truncated_total", { reason: "check_budget" })).toBe(1);
 
       let after = during;
       const started = Date.now();
