@@ -2,7 +2,7 @@ import freeMailList from "email-providers/all.json" with { type: "json" };
 import { LRUCache } from "lru-cache";
 import { isValid as acceptedByDisposableList } from "mailchecker";
 import { getDomain, parse as parseHost } from "tldts";
-import type { EmailStatus } from "./types.ts";
+import type { EmailStatus, EmailStatusReason } from "./types.ts";
 
 /**
  * Whether a contact address can receive mail, from DNS alone: no SMTP conversation is ever
@@ -42,7 +42,13 @@ export interface EmailStatusOptions {
 /** What DNS says about a mail domain. */
 type DomainVerdict = "no_domain" | "null_mx" | "no_mail" | "mail" | "dns_failure";
 
-export type EmailStatusCheck = (email: string, websiteUrl: string | null) => Promise<EmailStatus>;
+/** The status and why: the console shows the reason beside the status. */
+export interface EmailStatusVerdict {
+  status: EmailStatus;
+  reason: EmailStatusReason;
+}
+
+export type EmailStatusCheck = (email: string, websiteUrl: string | null) => Promise<EmailStatusVerdict>;
 
 const DAY_MS = 24 * 3600 * 1000;
 const DEFAULT_TIMEOUT_MS = 4_000;
@@ -146,9 +152,10 @@ export function createEmailStatusCheck(options: EmailStatusOptions): EmailStatus
   return async (email, websiteUrl) => {
     const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
     // The same maintained list sign-ups are checked against (it answers for the whole address).
-    if (!acceptedByDisposableList(`postmaster@${domain}`)) return "undeliverable";
+    if (!acceptedByDisposableList(`postmaster@${domain}`))
+      return { status: "undeliverable", reason: "disposable" };
     // No mail from the internet reaches a name the internet cannot resolve: nothing is asked.
-    if (!isPublicMailDomain(domain)) return "undeliverable";
+    if (!isPublicMailDomain(domain)) return { status: "undeliverable", reason: "not_public" };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"dns_failure">((resolve) => {
       timer = setTimeout(() => resolve("dns_failure"), timeoutMs);
@@ -156,15 +163,18 @@ export function createEmailStatusCheck(options: EmailStatusOptions): EmailStatus
     const verdict = await Promise.race([verdictOf(domain), timeout]).finally(() => clearTimeout(timer));
     switch (verdict) {
       case "dns_failure":
-        return "unknown";
+        return { status: "unknown", reason: "dns_failed" };
       case "no_domain":
       case "null_mx":
       case "no_mail":
-        return "undeliverable";
+        return { status: "undeliverable", reason: verdict };
       case "mail": {
         const own = registrableDomain(domain);
-        const freeMail = freeMailDomains.has(domain) || (own !== null && freeMailDomains.has(own));
-        return freeMail || own === null || own !== websiteDomain(websiteUrl) ? "risky" : "deliverable";
+        if (freeMailDomains.has(domain) || (own !== null && freeMailDomains.has(own)))
+          return { status: "risky", reason: "free_mail" };
+        return own === null || own !== websiteDomain(websiteUrl)
+          ? { status: "risky", reason: "other_domain" }
+          : { status: "deliverable", reason: "own_domain" };
       }
     }
   };

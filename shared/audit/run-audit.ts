@@ -47,7 +47,9 @@ export function createSiteCheck(deps: SiteCheckDeps): CheckSite {
     });
     if (audit.outcome === "ok" && deps.emailStatus) {
       const email = audit.signals.email ?? null;
-      audit.signals.email_status = email === null ? null : await deps.emailStatus(email, target.url);
+      const verdict = email === null ? null : await deps.emailStatus(email, target.url);
+      audit.signals.email_status = verdict?.status ?? null;
+      if (verdict !== null) audit.evidence.email_status_reason = verdict.reason;
     }
     return audit;
   };

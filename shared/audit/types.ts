@@ -3,6 +3,23 @@ import type { EmailEvidence } from "./contact-email.ts";
 export type EmailStatus = "deliverable" | "risky" | "undeliverable" | "unknown";
 
 /**
+ * Why an address got its `email_status` (email-status.ts): deliverable for `own_domain`; risky
+ * for `free_mail` or `other_domain`; undeliverable for `disposable`, `not_public` (a reserved or
+ * private name such as `.example`, never looked up), `no_domain`, `null_mx` or `no_mail`; unknown
+ * for `dns_failed`.
+ */
+export type EmailStatusReason =
+  | "own_domain"
+  | "free_mail"
+  | "other_domain"
+  | "disposable"
+  | "not_public"
+  | "no_domain"
+  | "null_mx"
+  | "no_mail"
+  | "dns_failed";
+
+/**
  * The audit of one place's homepage, as computed by the analysis and kept in the
  * per-place cache (`site_audits`). Every boolean is null when it could not be
  * determined (fetch failed, or the signal does not apply).
@@ -103,6 +120,8 @@ export interface AuditEvidence extends AnalysisEvidence {
    * found it (kept by `saveAudit` while later checks find the same address). ISO 8601.
    */
   email_first_seen_at?: string | null;
+  /** Why the address got its email_status; absent in audits made before the reason was kept. */
+  email_status_reason?: EmailStatusReason | null;
 }
 
 export type AuditOutcome = "ok" | "failed";

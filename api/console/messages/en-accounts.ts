@@ -146,9 +146,9 @@ export const enAccounts = {
   leadSuppressed: "This business is on the do-not-contact list.",
   emailStatus: "Can it receive mail",
   emailStatusValue_deliverable: "deliverable",
-  emailStatusValue_risky: "risky (webmail or another domain)",
+  emailStatusValue_risky: "risky",
   emailStatusValue_undeliverable: "undeliverable",
-  emailStatusValue_unknown: "unknown (DNS did not answer)",
+  emailStatusValue_unknown: "unknown",
   emailSource: "Where the address was found",
   emailSourceLine: "{url} ({foundIn}), first seen {first}, last seen {last}",
   solicitationRefused:

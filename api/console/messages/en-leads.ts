@@ -90,8 +90,7 @@ export const enLeads = {
   draftWarningTitle: "Before you draft this lead:",
   warnNoAddress:
     "No email address is known for this business: you will have no address to send the draft to.",
-  warnUndeliverable:
-    "The address {email} cannot receive mail (its domain takes no mail): a draft sent there bounces.",
+  warnUndeliverable: "The address {email} cannot receive mail: a draft sent there bounces. {reason}",
   draftAnyway: "I understand: draft it anyway (1 credit)",
   earlierDrafts: "Earlier drafts",
   // Drafting several leads from the list

@@ -1,5 +1,6 @@
 import { enAccounts } from "./en-accounts.ts";
 import { enLeads } from "./en-leads.ts";
+import { enMailStatus } from "./en-mail-status.ts";
 import { enOpportunity } from "./en-opportunity.ts";
 
 /** Every word the console shows, in English and French; the member's choice picks one. */
@@ -172,6 +173,7 @@ export const en = {
   ...enLeads,
   ...enOpportunity,
   ...enAccounts,
+  ...enMailStatus,
 } as const;
 
 export type MessageKey = keyof typeof en;

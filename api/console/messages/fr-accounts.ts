@@ -151,9 +151,9 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   leadSuppressed: "Cette entreprise est sur la liste « Ne pas contacter ».",
   emailStatus: "Peut-elle recevoir du courriel",
   emailStatusValue_deliverable: "livrable",
-  emailStatusValue_risky: "incertaine (messagerie gratuite ou autre domaine)",
+  emailStatusValue_risky: "incertaine",
   emailStatusValue_undeliverable: "non livrable",
-  emailStatusValue_unknown: "inconnue (le DNS n'a pas répondu)",
+  emailStatusValue_unknown: "inconnue",
   emailSource: "Provenance de l'adresse",
   emailSourceLine: "{url} ({foundIn}), vue la première fois le {first}, la dernière le {last}",
   solicitationRefused:

@@ -91,7 +91,7 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   warnNoAddress:
     "Aucune adresse courriel n'est connue pour cette entreprise : vous n'aurez pas d'adresse où envoyer le brouillon.",
   warnUndeliverable:
-    "L'adresse {email} ne peut pas recevoir de courriel (son domaine n'en accepte pas) : un envoi y serait refusé.",
+    "L'adresse {email} ne peut pas recevoir de courriel : un envoi y serait refusé. {reason}",
   draftAnyway: "J'ai compris : rédiger quand même (1 crédit)",
   earlierDrafts: "Brouillons précédents",
   select: "Choisir",

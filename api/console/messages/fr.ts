@@ -1,6 +1,7 @@
 import type { Messages } from "./en.ts";
 import { frAccounts } from "./fr-accounts.ts";
 import { frLeads } from "./fr-leads.ts";
+import { frMailStatus } from "./fr-mail-status.ts";
 import { frOpportunity } from "./fr-opportunity.ts";
 
 /** The French catalog: every key of the English one. */
@@ -175,4 +176,5 @@ export const fr: Messages = {
   ...frLeads,
   ...frOpportunity,
   ...frAccounts,
+  ...frMailStatus,
 };

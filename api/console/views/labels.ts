@@ -39,6 +39,18 @@ export const factLabel = (t: Translator, key: string): string => {
 
 const LANGUAGE_NAMES: Record<Language, MessageKey> = { en: "english", fr: "french" };
 /** A language's name in the reader's words; a code this console does not know reads as itself. */
+/**
+ * Why the address got its email_status, from the reason the check kept (email-status.ts); an
+ * audit made before reasons were kept gets the status's possible reasons.
+ */
+export function emailStatusReason(t: Translator, lead: LeadWithEvidence): string {
+  if (lead.email_status === null) return "";
+  const reason = lead.evidence?.email_status_reason;
+  if (!reason) return t.t(`emailReasonUnrecorded_${lead.email_status}`);
+  const domain = lead.email?.slice(lead.email.lastIndexOf("@") + 1) ?? "";
+  return t.t(`emailReason_${reason}`, { domain });
+}
+
 export const languageName = (t: Translator, language: string): string =>
   isLanguage(language) ? t.t(LANGUAGE_NAMES[language]) : language;
 

@@ -7,6 +7,7 @@ import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 import { field, languageOptions } from "./components.ts";
 import {
+  emailStatusReason,
   evidenceList,
   factLabel,
   flagBadges,
@@ -36,7 +37,7 @@ function bulkReport(lines: BulkDraftLine[] | undefined): SafeHtml {
 function emailFacts(t: Translator, lead: LeadWithEvidence): SafeHtml {
   if (lead.email_status === null || lead.email_source === null) return html``;
   const source = lead.email_source;
-  return html`<dt>${t.t("emailStatus")}</dt><dd>${t.t(`emailStatusValue_${lead.email_status}`)}</dd>
+  return html`<dt>${t.t("emailStatus")}</dt><dd><span id="email-status">${t.t(`emailStatusValue_${lead.email_status}`)}</span> <span class="muted small" id="email-status-reason">${emailStatusReason(t, lead)}</span></dd>
 <dt>${t.t("emailSource")}</dt><dd class="small">${t.t("emailSourceLine", {
     url: source.url,
     foundIn: source.found_in,
@@ -128,7 +129,7 @@ export function draftWarnings(t: Translator, lead: LeadWithEvidence): string[] {
   const warnings: string[] = [];
   if (lead.email === null) warnings.push(t.t("warnNoAddress"));
   else if (lead.email_status === "undeliverable")
-    warnings.push(t.t("warnUndeliverable", { email: lead.email }));
+    warnings.push(t.t("warnUndeliverable", { email: lead.email, reason: emailStatusReason(t, lead) }));
   if (lead.email_source?.solicitation_refused) warnings.push(t.t("solicitationRefused"));
   return warnings;
 }

@@ -52,27 +52,32 @@ describe("email status from DNS", () => {
   const WEBSITE = "https://www.maple-plumbing.ca/";
 
   it.each([
-    ["an MX on the website's own domain", "info@maple-plumbing.ca", "deliverable"],
-    ["a subdomain's address of the website's domain", "Info@Maple-Plumbing.ca", "deliverable"],
-    ["an implicit MX (A record, no MX)", "info@implicit-mx.ca", "risky"],
-    ["a free webmail", "maple.plumbing@gmail.com", "risky"],
-    ["a domain not the website's", "info@other-firm.ca", "risky"],
-    ["no such domain", "info@gone-away.ca", "undeliverable"],
-    ["a null MX", "info@null-mx.ca", "undeliverable"],
-    ["a domain with no mail or address records", "info@no-records.ca", "undeliverable"],
-    ["a DNS failure (SERVFAIL)", "info@broken-dns.ca", "unknown"],
-  ])("%s: %s is %s", async (_case, email, status) => {
-    expect(await checker()(email, WEBSITE)).toBe(status);
+    ["an MX on the website's own domain", "info@maple-plumbing.ca", "deliverable", "own_domain"],
+    ["a subdomain's address of the website's domain", "Info@Maple-Plumbing.ca", "deliverable", "own_domain"],
+    ["an implicit MX (A record, no MX)", "info@implicit-mx.ca", "risky", "other_domain"],
+    ["a free webmail", "maple.plumbing@gmail.com", "risky", "free_mail"],
+    ["a domain not the website's", "info@other-firm.ca", "risky", "other_domain"],
+    ["no such domain", "info@gone-away.ca", "undeliverable", "no_domain"],
+    ["a null MX", "info@null-mx.ca", "undeliverable", "null_mx"],
+    ["a domain with no mail or address records", "info@no-records.ca", "undeliverable", "no_mail"],
+    ["a reserved name, never looked up", "info@plumbing.example", "undeliverable", "not_public"],
+    ["a DNS failure (SERVFAIL)", "info@broken-dns.ca", "unknown", "dns_failed"],
+  ])("%s: %s is %s (%s)", async (_case, email, status, reason) => {
+    expect(await checker()(email, WEBSITE)).toEqual({ status, reason });
   });
 
   it("an implicit MX on the website's own domain, by A or AAAA, is deliverable", async () => {
     const check = checker();
-    expect(await check("info@implicit-mx.ca", "https://implicit-mx.ca/")).toBe("deliverable");
-    expect(await check("info@aaaa-only.ca", "http://www.aaaa-only.ca/")).toBe("deliverable");
+    const own = { status: "deliverable", reason: "own_domain" };
+    expect(await check("info@implicit-mx.ca", "https://implicit-mx.ca/")).toEqual(own);
+    expect(await check("info@aaaa-only.ca", "http://www.aaaa-only.ca/")).toEqual(own);
   });
 
   it("a disposable domain is undeliverable without asking DNS", async () => {
-    expect(await checker()("someone@mailinator.com", WEBSITE)).toBe("undeliverable");
+    expect(await checker()("someone@mailinator.com", WEBSITE)).toEqual({
+      status: "undeliverable",
+      reason: "disposable",
+    });
     expect(dns.count("mailinator.com")).toBe(0);
   });
 
@@ -82,7 +87,7 @@ describe("email status from DNS", () => {
       queries: createDnsResolver([dns.address], { timeoutMs: 60_000, tries: 1 }),
       timeoutMs: 200,
     });
-    expect(await check("info@silent-dns.ca", WEBSITE)).toBe("unknown");
+    expect(await check("info@silent-dns.ca", WEBSITE)).toEqual({ status: "unknown", reason: "dns_failed" });
   });
 
   it("asks DNS once per domain a day, shares a lookup in flight, and does not keep a failure", async () => {
@@ -100,8 +105,8 @@ describe("email status from DNS", () => {
     expect(dns.count("other-firm.ca", "MX") - before).toBe(2);
 
     const failures = dns.count("broken-dns.ca", "MX");
-    expect(await check("a@broken-dns.ca", WEBSITE)).toBe("unknown");
-    expect(await check("b@broken-dns.ca", WEBSITE)).toBe("unknown");
+    expect((await check("a@broken-dns.ca", WEBSITE)).status).toBe("unknown");
+    expect((await check("b@broken-dns.ca", WEBSITE)).status).toBe("unknown");
     expect(dns.count("broken-dns.ca", "MX") - failures).toBe(2);
   });
 });
@@ -198,6 +203,17 @@ describe("a live-check search with DNS_SERVERS on a loopback DNS server", () => 
       email_status: "unknown",
       email_source: { found_in: "mailto", solicitation_refused: false },
     });
+    // Each audit keeps why its address got its status (the console shows it beside the status).
+    const reasons = await t.database.db
+      .selectFrom("site_audits")
+      .select(["place_id", "evidence"])
+      .where("place_id", "in", ["dns-maple", "dns-silent"])
+      .orderBy("place_id")
+      .execute();
+    expect(reasons.map((row) => [row.place_id, row.evidence.email_status_reason])).toEqual([
+      ["dns-maple", "own_domain"],
+      ["dns-silent", "dns_failed"],
+    ]);
 
     // The same homepage audited again a month later (the analysis pool, DNS through the loopback
     // server): the same address keeps its first sighting, the last one moves.
