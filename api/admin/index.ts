@@ -9,6 +9,7 @@ import { ApiError } from "../../shared/errors.ts";
 import { languageSchema } from "../../shared/languages.ts";
 import { accountMail } from "../../shared/mail/account-mail.ts";
 import { MailNotSentError } from "../../shared/mail/mailer.ts";
+import { recordOf } from "../../shared/record-of.ts";
 import { suppressionRequestSchema, suppressionSchema } from "../../shared/suppressions/schemas.ts";
 import {
   addSuppression,
@@ -23,6 +24,8 @@ import {
   listWorkspaces,
   requireWorkspace,
   updateWorkspaceSettings,
+  WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
+  WORKSPACE_TEXT_SETTINGS,
 } from "../../shared/workspaces/workspaces.ts";
 import { inviteUrl, passwordResetUrl } from "../console/paths.ts";
 import type { Services } from "../services.ts";
@@ -46,11 +49,7 @@ const workspaceJson = (workspace: Workspace) => ({
   language: workspace.language,
   balance: workspace.balance,
   free_trial: workspace.free_trial,
-  sender_name: workspace.sender_name,
-  sender_company: workspace.sender_company,
-  offer_en: workspace.offer_en,
-  offer_fr: workspace.offer_fr,
-  postal_address: workspace.postal_address,
+  ...recordOf(WORKSPACE_TEXT_SETTINGS, (setting) => workspace[setting]),
   created_at: workspace.created_at.toISOString(),
 });
 
@@ -107,13 +106,9 @@ const workspaceRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (ap
         params: workspaceParams,
         body: z.strictObject({
           language: languageSchema.optional(),
-          sender_name: optionalText(200),
-          sender_company: optionalText(200),
-          // The offer per language: English drafts carry offer_en, French drafts offer_fr.
-          offer_en: optionalText(500),
-          offer_fr: optionalText(500),
-          // Ends every draft (anti-spam laws ask for it); may span a few lines.
-          postal_address: optionalText(300),
+          ...recordOf(WORKSPACE_TEXT_SETTINGS, (setting) =>
+            optionalText(WORKSPACE_TEXT_SETTING_MAX_LENGTHS[setting]),
+          ),
         }),
       },
     },

@@ -3,6 +3,10 @@ import { languageSchema } from "../../shared/languages.ts";
 import { recordOf } from "../../shared/record-of.ts";
 import { YES_NO_FILTERS } from "../../shared/search/schemas.ts";
 import { decimalInteger } from "../../shared/text-input.ts";
+import {
+  WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
+  type WorkspaceSettings,
+} from "../../shared/workspaces/workspaces.ts";
 import { PageError } from "./page-error.ts";
 
 /**
@@ -45,16 +49,18 @@ export const signUpForm = z.object({
 export const signUpConfirmForm = z.object({ token: linkToken, password: z.string().default("") });
 export const profileForm = z.object({ name: z.string().trim().min(1).max(200), language: languageSchema });
 export const passwordForm = z.object({ current_password: typed(1000), new_password: z.string().default("") });
-export const settingsForm = z.object({
+const settingLength = WORKSPACE_TEXT_SETTING_MAX_LENGTHS;
+/** Every setting has its field (the compiler checks it against the one list of settings). */
+const settingsFields = {
   language: languageSchema,
-  sender_name: optionalText(200),
-  sender_company: optionalText(200),
-  // The offer per language: each draft carries only its own language's.
-  offer_en: optionalText(500).optional(),
-  offer_fr: optionalText(500).optional(),
+  sender_name: optionalText(settingLength.sender_name),
+  sender_company: optionalText(settingLength.sender_company),
   // Absent (a form of before the field): left as it is.
-  postal_address: optionalText(300).optional(),
-});
+  offer_en: optionalText(settingLength.offer_en).optional(),
+  offer_fr: optionalText(settingLength.offer_fr).optional(),
+  postal_address: optionalText(settingLength.postal_address).optional(),
+} satisfies Record<keyof WorkspaceSettings, z.ZodType>;
+export const settingsForm = z.object(settingsFields);
 export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
 export const draftForm = z.object({ locale: languageSchema.optional(), confirm: z.literal("on").optional() });

@@ -31,15 +31,29 @@ export async function requireWorkspace(db: Db, workspaceId: string): Promise<Wor
   return workspace;
 }
 
-export interface WorkspaceSettings {
-  language?: Language;
-  sender_name?: string | null;
-  sender_company?: string | null;
-  /** The offer of English drafts, and of French ones: each draft carries only its own language's. */
-  offer_en?: string | null;
-  offer_fr?: string | null;
-  postal_address?: string | null;
-}
+/**
+ * The workspace's text settings, a member's (console) or an operator's (admin API) to change, with
+ * the most characters each may hold: the one list the admin API's body, the console's form and
+ * page and the admin API's answer are built from. The offer is per language: each draft carries
+ * only its own language's. The postal address ends every draft (anti-spam laws ask for it) and may
+ * span a few lines.
+ */
+export const WORKSPACE_TEXT_SETTING_MAX_LENGTHS = {
+  sender_name: 200,
+  sender_company: 200,
+  offer_en: 500,
+  offer_fr: 500,
+  postal_address: 300,
+} as const;
+export type WorkspaceTextSetting = keyof typeof WORKSPACE_TEXT_SETTING_MAX_LENGTHS;
+export const WORKSPACE_TEXT_SETTINGS = Object.keys(
+  WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
+) as WorkspaceTextSetting[];
+
+/** A change of settings: the drafts' language and the text settings; what is left out is kept. */
+export type WorkspaceSettings = { language?: Language } & {
+  [Setting in WorkspaceTextSetting]?: string | null;
+};
 
 export async function updateWorkspaceSettings(
   db: Db,
