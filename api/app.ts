@@ -23,7 +23,7 @@ import type { Services } from "./services.ts";
 import v1Routes from "./v1/index.ts";
 import stripeWebhookRoutes from "./webhooks/stripe.ts";
 
-export const BODY_LIMIT_BYTES = 16 * 1024;
+const BODY_LIMIT_BYTES = 16 * 1024;
 
 export interface BuildAppOptions {
   services: Services;

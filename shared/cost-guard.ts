@@ -24,7 +24,7 @@ const describe: Record<CostKind, string> = {
   draft_attempts: "draft attempts",
 };
 
-export interface WorkspaceTier {
+interface WorkspaceTier {
   id: string;
   free_trial: boolean;
 }

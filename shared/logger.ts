@@ -1,7 +1,7 @@
 import { type Logger, type LoggerOptions, pino } from "pino";
 
 /** Secrets never reach the logs, whatever object carries them. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   "req.headers.authorization",
   "headers.authorization",
   // Error objects of HTTP clients nest the headers they sent further down (err.config.headers).

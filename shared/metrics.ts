@@ -16,10 +16,10 @@ export const METRICS_PREFIX = "leadapi_";
 
 // A search that answered is `ok`, as its log line says, truncated or not; why it was truncated is
 // counted apart (leadapi_searches_truncated_total), once per reason that applied.
-export const SEARCH_OUTCOMES = ["ok", "insufficient_credits", "error"] as const;
+const SEARCH_OUTCOMES = ["ok", "insufficient_credits", "error"] as const;
 // The scan's own reasons (shared/search/scan.ts TruncationReason), passed in by the search: a
 // reason this list lacks does not compile where it is reported.
-export const TRUNCATION_REASONS = [
+const TRUNCATION_REASONS = [
   "max_results_reached",
   "query_cap",
   "page_token_expired",
@@ -28,37 +28,37 @@ export const TRUNCATION_REASONS = [
   "match_grace",
   "cost_limit",
 ] as const;
-export const DRAFT_OUTCOMES = [
+const DRAFT_OUTCOMES = [
   "ok",
   "insufficient_audit_data",
   "insufficient_credits",
   "generation_failed",
   "error",
 ] as const;
-export const DRAFT_GENERATORS = ["template", "llm"] as const;
-export const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
-export const CALL_OUTCOMES = ["ok", "error"] as const;
-export const CREDIT_OPERATIONS = ["search", "draft"] as const;
+const DRAFT_GENERATORS = ["template", "llm"] as const;
+const AUDIT_JOB_OUTCOMES = ["ok", "failed", "error"] as const;
+const CALL_OUTCOMES = ["ok", "error"] as const;
+const CREDIT_OPERATIONS = ["search", "draft"] as const;
 // The payment labels are the payments' own values; the domain passes them in, so a value these
 // lists lack does not compile where it is reported (metrics imports nothing from payments).
-export const PURCHASE_SOURCES = ["stripe", "operator"] as const;
-export const REVERSAL_KINDS = ["refund", "dispute"] as const;
-export const MISMATCH_REASONS = ["workspace", "pack", "amount", "currency"] as const;
+const PURCHASE_SOURCES = ["stripe", "operator"] as const;
+const REVERSAL_KINDS = ["refund", "dispute"] as const;
+const MISMATCH_REASONS = ["workspace", "pack", "amount", "currency"] as const;
 // Account mail by kind (shared/mail/account-mail.ts's kinds), and whether the mail server took it.
-export const ACCOUNT_MAIL_KINDS = [
+const ACCOUNT_MAIL_KINDS = [
   "sign_up",
   "sign_up_account_exists",
   "invite",
   "password_reset",
   "password_failures",
 ] as const;
-export const ACCOUNT_MAIL_OUTCOMES = ["sent", "failed"] as const;
+const ACCOUNT_MAIL_OUTCOMES = ["sent", "failed"] as const;
 /**
  * A sign-up form answered (`requested`: a link mailed; `account_exists`: the mailbox has an account,
  * its owner is told; `disposable_address`: refused), or its link opened (`confirmed`: account and
  * workspace made; `link_invalid`: unknown, used or expired).
  */
-export const SIGN_UP_OUTCOMES = [
+const SIGN_UP_OUTCOMES = [
   "requested",
   "account_exists",
   "disposable_address",
@@ -69,22 +69,22 @@ export const SIGN_UP_OUTCOMES = [
  * A console sign-in: `ok`; `wrong_password` (a known account); `unknown_account`; `limited` (too
  * many failures from this address: the password was not checked).
  */
-export const SIGN_IN_OUTCOMES = ["ok", "wrong_password", "unknown_account", "limited"] as const;
+const SIGN_IN_OUTCOMES = ["ok", "wrong_password", "unknown_account", "limited"] as const;
 export type AuditStageLabel = "fetch" | "parse";
 
 export type SearchOutcomeLabel = (typeof SEARCH_OUTCOMES)[number];
-export type TruncationReasonLabel = (typeof TRUNCATION_REASONS)[number];
-export type AccountMailKindLabel = (typeof ACCOUNT_MAIL_KINDS)[number];
-export type AccountMailOutcomeLabel = (typeof ACCOUNT_MAIL_OUTCOMES)[number];
-export type SignUpOutcomeLabel = (typeof SIGN_UP_OUTCOMES)[number];
-export type SignInOutcomeLabel = (typeof SIGN_IN_OUTCOMES)[number];
+type TruncationReasonLabel = (typeof TRUNCATION_REASONS)[number];
+type AccountMailKindLabel = (typeof ACCOUNT_MAIL_KINDS)[number];
+type AccountMailOutcomeLabel = (typeof ACCOUNT_MAIL_OUTCOMES)[number];
+type SignUpOutcomeLabel = (typeof SIGN_UP_OUTCOMES)[number];
+type SignInOutcomeLabel = (typeof SIGN_IN_OUTCOMES)[number];
 export type DraftOutcomeLabel = (typeof DRAFT_OUTCOMES)[number];
-export type DraftGeneratorLabel = (typeof DRAFT_GENERATORS)[number];
-export type AuditJobOutcomeLabel = (typeof AUDIT_JOB_OUTCOMES)[number];
-export type CallOutcomeLabel = (typeof CALL_OUTCOMES)[number];
-export type PurchaseSourceLabel = (typeof PURCHASE_SOURCES)[number];
-export type ReversalKindLabel = (typeof REVERSAL_KINDS)[number];
-export type MismatchReasonLabel = (typeof MISMATCH_REASONS)[number];
+type DraftGeneratorLabel = (typeof DRAFT_GENERATORS)[number];
+type AuditJobOutcomeLabel = (typeof AUDIT_JOB_OUTCOMES)[number];
+type CallOutcomeLabel = (typeof CALL_OUTCOMES)[number];
+type PurchaseSourceLabel = (typeof PURCHASE_SOURCES)[number];
+type ReversalKindLabel = (typeof REVERSAL_KINDS)[number];
+type MismatchReasonLabel = (typeof MISMATCH_REASONS)[number];
 
 /** What a search reports (shared/search/search-leads.ts). */
 export interface SearchMetrics {

@@ -11,7 +11,7 @@ import { ApiError } from "./errors.ts";
 /** Per API key (an OAuth token counts against the key that approved its grant). */
 export type RateLimitBucket = "read" | "search";
 
-export interface RateLimitDecision {
+interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;

@@ -11,7 +11,7 @@ export const API_KEY_PREFIX = "ldk_";
 export const ACCESS_TOKEN_PREFIX = "ldat_";
 export const REFRESH_TOKEN_PREFIX = "ldrt_";
 export const AUTHORIZATION_CODE_PREFIX = "ldac_";
-export const CLIENT_ID_PREFIX = "ldc_";
+const CLIENT_ID_PREFIX = "ldc_";
 
 /** The random part of every secret, as a pattern source (for the patterns that embed it). */
 export const SECRET_BODY_SOURCE = "[A-Za-z0-9_-]{43}";

@@ -9,7 +9,7 @@ import { hashSecret } from "../../shared/secrets.ts";
  * back never repeats the action. A new key or invite link is taken (shown once); a search's
  * results can be read again until they expire.
  */
-export const flashSchema = z.discriminatedUnion("kind", [
+const flashSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("key_created"), name: z.string(), key: z.string() }),
   z.object({ kind: z.literal("invite_created"), email: z.string(), url: z.string() }),
   z.object({ kind: z.literal("invite_mailed"), email: z.string() }),

@@ -4,15 +4,7 @@ import { html, type SafeHtml } from "./html.ts";
 import type { MessageKey, Translator } from "./i18n.ts";
 import { CONSOLE_PREFIX, workspacePath } from "./paths.ts";
 
-export type Tab =
-  | "overview"
-  | "search"
-  | "keys"
-  | "members"
-  | "settings"
-  | "leads"
-  | "suppressions"
-  | "credits";
+type Tab = "overview" | "search" | "keys" | "members" | "settings" | "leads" | "suppressions" | "credits";
 
 const TABS: { tab: Tab; page: string; label: MessageKey }[] = [
   { tab: "overview", page: "", label: "overview" },

@@ -10,7 +10,7 @@ import { REFUSAL_MESSAGES, retryWait } from "./refusals.ts";
 import { errorPage } from "./views/components.ts";
 
 /** A page as a function of who is looking (language, CSRF token, account, workspace). */
-export type View = (context: PageContext) => string;
+type View = (context: PageContext) => string;
 
 declare module "fastify" {
   interface FastifyReply {

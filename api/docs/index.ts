@@ -10,7 +10,7 @@ import { opportunityTableMarkdown } from "./opportunity-table.ts";
 const referencePath = new URL("./reference.md", import.meta.url);
 
 /** The markdown reference, with the rate and cost limits in force filled in. */
-export async function renderReference(
+async function renderReference(
   rateLimits: { readPerMinute: number; searchPerMinute: number },
   costLimits: CostLimits,
 ) {

@@ -5,7 +5,7 @@ import type { Db } from "../../shared/db/database.ts";
 import { ApiError } from "../../shared/errors.ts";
 import type { Metrics } from "../../shared/metrics.ts";
 
-export interface HealthRoutesOptions {
+interface HealthRoutesOptions {
   metrics: Metrics;
   db: Db;
   redis: Redis | undefined;

@@ -9,7 +9,7 @@ import { layout, PAGE_HEADERS } from "../console/layout.ts";
 import { compressAnswers } from "../plugins/compression.ts";
 import { defaultPrivacyPolicy, defaultTermsOfService } from "./default-pages.ts";
 
-export interface LegalPagesOptions {
+interface LegalPagesOptions {
   /** An HTML fragment of the operator's own (the page's body), read once at start. */
   privacyPolicyFile: string | undefined;
   termsOfServiceFile: string | undefined;

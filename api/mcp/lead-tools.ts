@@ -13,7 +13,7 @@ import { clientOperations } from "../../shared/operations/index.ts";
 import { type Caller, invoke, type Operation } from "../../shared/operations/operation.ts";
 import { LIVE_FILTER_NAMES } from "../../shared/search/schemas.ts";
 
-export const SERVER_INSTRUCTIONS = [
+const SERVER_INSTRUCTIONS = [
   "Tools over one workspace's lead list at the Lead Discovery API.",
   "Credits: every workspace has a balance (get_credit_balance). search_leads costs up to 1 credit per new place returned (places already charged in this workspace are free); draft_outreach_email costs 1 credit per draft produced. Listing and reading leads and the balance is free.",
   `A search with ${LIVE_FILTER_NAMES} checks live websites and may take 30 to 45 seconds; without them it typically takes under a second per query.`,
@@ -79,7 +79,7 @@ const jsonResult = (value: Record<string, unknown>): CallToolResult => ({
  * `structuredContent`: a client validates any structured content against the tool's output
  * schema, which describes the successful answer.
  */
-export function errorResult(error: ApiError): CallToolResult {
+function errorResult(error: ApiError): CallToolResult {
   const retryAfter = Number(error.headers["Retry-After"] ?? Number.NaN);
   const hint = Number.isFinite(retryAfter) ? { retry_after: retryAfter } : {};
   return {

@@ -20,7 +20,7 @@ export const AUTHORIZE_PATH = "/oauth/authorize";
 const BROWSER_BINDING_COOKIE = "ld_oauth_browser";
 const BROWSER_BINDING_MAX_AGE_SECONDS = 600;
 /** Redirects to the client carry a code or state in their URL: never cached, never in a Referer. */
-export const REDIRECT_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
+const REDIRECT_HEADERS = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
 
 interface AuthorizeOptions {
   db: Db;

@@ -97,7 +97,7 @@ export function consentContext(request: FastifyRequest, session: SignedInAccount
  * The console's page headers, except that no script may run and forms may also post to the client's redirect URI: a
  * browser checks form-action against the redirect that follows a submission.
  */
-export function pageSecurityHeaders(redirectOrigin?: string): Record<string, string> {
+function pageSecurityHeaders(redirectOrigin?: string): Record<string, string> {
   // The console's policy without its script: nothing may run here.
   const csp = (PAGE_HEADERS["content-security-policy"] ?? "").replace(" script-src 'self';", "");
   return {

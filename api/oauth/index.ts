@@ -17,7 +17,7 @@ import { AUTHORIZE_PATH, authorizeRoutes } from "./authorize.ts";
 import { consentContext, consentErrorPage, sendPage } from "./consent-page.ts";
 import { clientIdOf, FORM_CONTENT_TYPE, formParams, singleValued } from "./form.ts";
 
-export interface OAuthRoutesOptions {
+interface OAuthRoutesOptions {
   db: Db;
   addressLimiter: AddressLimiter;
   publicUrl: string;

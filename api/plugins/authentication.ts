@@ -14,7 +14,7 @@ declare module "fastify" {
 
 const invalidKey = (message: string) => new ApiError("invalid_api_key", message);
 
-export interface AuthenticationOptions {
+interface AuthenticationOptions {
   verifiers: BearerVerifier[];
 }
 

@@ -7,7 +7,7 @@ import { ApiError, type ErrorCode } from "../../shared/errors.ts";
 import { findUnstorableText } from "../../shared/text-input.ts";
 import { crossOriginRefusal, notFound } from "./cross-origin.ts";
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string };
 }
 
@@ -86,7 +86,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
 }
 
 /** The one input normalisation at the edge: text PostgreSQL cannot store is a 400 naming the field. */
-export function refuseUnstorableInput(request: FastifyRequest): void {
+function refuseUnstorableInput(request: FastifyRequest): void {
   const field =
     findUnstorableText(request.params, "path") ??
     findUnstorableText(request.query, "query") ??
@@ -133,7 +133,6 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
 }
 
 export default fp(errorsPlugin, { name: "errors" });
-export { sendError };
 
 /**
  * The HTTP parser's refusals (malformed request line or headers, headers over Node's limit, a

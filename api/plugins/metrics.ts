@@ -3,7 +3,7 @@ import fp from "fastify-plugin";
 import type { Metrics } from "../../shared/metrics.ts";
 
 /** The `route` label of a request no route matched (a 404): one value, whatever the URL was. */
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 /**
  * Request duration of every response, errors included, labelled with the route pattern

@@ -9,7 +9,7 @@ import { TERMS_PATH } from "../../shared/legal-pages.ts";
 import { CLIENT_REQUEST_ID_MAX_LENGTH, CLIENT_REQUEST_ID_PATTERN } from "../request-id.ts";
 import { declaredErrorCodes, errorResponses, publicRouteErrors } from "../schemas.ts";
 
-export interface OpenApiOptions {
+interface OpenApiOptions {
   publicUrl: string;
   rateLimits: { readPerMinute: number; searchPerMinute: number };
   costLimits: CostLimits;

@@ -60,7 +60,7 @@ export async function findAccountByEmail(db: Db, email: string): Promise<Account
 }
 
 /** Too many wrong passwords from this address (for this account, or for any): the password was not checked. */
-export const tooManyAttempts = (retryAfterSeconds: number) =>
+const tooManyAttempts = (retryAfterSeconds: number) =>
   refusal("rate_limited", "too_many_attempts", { "Retry-After": String(retryAfterSeconds) });
 
 /**

@@ -16,7 +16,7 @@ export interface PasswordFailureLimits {
 }
 
 /** `slowed`: the account's failures had passed their budget, so the check waited `slowDownMs` first. */
-export type PasswordCheckOutcome<T> =
+type PasswordCheckOutcome<T> =
   | { outcome: "passed"; value: T; slowed: boolean }
   | { outcome: "failed"; slowed: boolean }
   | { outcome: "limited"; retryAfterSeconds: number };

@@ -6,7 +6,7 @@ import { findAccountByEmail, setPassword } from "./accounts.ts";
 import { passwordProblem } from "./passwords.ts";
 
 /** A reset link works once, for an hour. */
-export const PASSWORD_RESET_TTL_MS = 3600 * 1000;
+const PASSWORD_RESET_TTL_MS = 3600 * 1000;
 
 export interface CreatedPasswordReset {
   account: Account;

@@ -10,7 +10,7 @@ import { findAccountByMailbox, mailboxOf } from "./accounts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 
 /** A sign-up's mailed link works once, for a day. */
-export const SIGN_UP_TTL_MS = 24 * 3600 * 1000;
+const SIGN_UP_TTL_MS = 24 * 3600 * 1000;
 
 /** The sign-up form: no password, which is chosen on the mailed link's page (by the mailbox's owner). */
 export interface SignUpRequest {
@@ -33,7 +33,7 @@ export type SignUpRequested =
  * Whether an address of a throwaway-mail provider (or one the maintained list does not accept):
  * `mailchecker` is a maintained list of such domains, subdomains included.
  */
-export const isDisposableAddress = (email: string): boolean => !acceptedByDisposableList(email);
+const isDisposableAddress = (email: string): boolean => !acceptedByDisposableList(email);
 
 /**
  * Records a sign-up until its link is opened: no account and no workspace exist before. Refuses

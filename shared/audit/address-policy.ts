@@ -8,7 +8,7 @@ import { BlockList, isIPv4, isIPv6 } from "node:net";
  * Ranges follow the IANA IPv4 and IPv6 special-purpose address registries.
  */
 
-export type AddressRefusal =
+type AddressRefusal =
   /** Not an IP address, or an IPv6 address with a zone (`fe80::1%eth0`): only local scopes have zones. */
   | "invalid"
   | "unspecified"

@@ -11,10 +11,10 @@ import type { SiteAudit } from "./types.ts";
  */
 
 /** An audit is reused for 30 days; a failed one for a day, so a site that was down gets another try. */
-export const AUDIT_FRESH_MS = 30 * 24 * 3600 * 1000;
-export const FAILED_AUDIT_FRESH_MS = 24 * 3600 * 1000;
+const AUDIT_FRESH_MS = 30 * 24 * 3600 * 1000;
+const FAILED_AUDIT_FRESH_MS = 24 * 3600 * 1000;
 
-export function isFresh(audit: Pick<SiteAudit, "outcome" | "audited_at">, now: Date): boolean {
+function isFresh(audit: Pick<SiteAudit, "outcome" | "audited_at">, now: Date): boolean {
   const age = now.getTime() - audit.audited_at.getTime();
   return age < (audit.outcome === "ok" ? AUDIT_FRESH_MS : FAILED_AUDIT_FRESH_MS);
 }
@@ -125,7 +125,7 @@ export async function saveAudit(db: Db, audit: SiteAudit): Promise<void> {
  * `saveAudit` for several places in one statement. Of two audits of one place, the later in the
  * list is kept (one statement may not update a row twice).
  */
-export async function saveAudits(db: Db, audits: readonly SiteAudit[]): Promise<void> {
+async function saveAudits(db: Db, audits: readonly SiteAudit[]): Promise<void> {
   const byPlace = new Map<string, SiteAudit>();
   for (const audit of audits) {
     byPlace.delete(audit.place_id);

@@ -14,13 +14,7 @@ export type EmailSource = "mailto" | "json_ld" | "microdata" | "cloudflare" | "t
 /** Why the choice fell on the address. */
 export type EmailChosenBy = "own_domain" | "role_address" | "contact_context";
 
-export type EmailRejection =
-  | "invalid"
-  | "too_long"
-  | "placeholder"
-  | "platform"
-  | "automated"
-  | "site_credit";
+type EmailRejection = "invalid" | "too_long" | "placeholder" | "platform" | "automated" | "site_credit";
 
 /** One address as the walk saw it, before any rule is applied. */
 export interface EmailFinding {

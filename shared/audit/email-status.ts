@@ -23,7 +23,7 @@ import type { EmailStatus, EmailStatusReason } from "./types.ts";
  */
 
 /** The part of a c-ares `dns.promises.Resolver` the check uses. */
-export interface MailDnsQueries {
+interface MailDnsQueries {
   resolveMx(hostname: string): Promise<Array<{ exchange: string; priority: number }>>;
   resolve4(hostname: string): Promise<string[]>;
   resolve6(hostname: string): Promise<string[]>;
@@ -43,7 +43,7 @@ export interface EmailStatusOptions {
 type DomainVerdict = "no_domain" | "null_mx" | "no_mail" | "mail" | "dns_failure";
 
 /** The status and why: the console shows the reason beside the status. */
-export interface EmailStatusVerdict {
+interface EmailStatusVerdict {
   status: EmailStatus;
   reason: EmailStatusReason;
 }
@@ -99,7 +99,7 @@ const SPECIAL_USE_SUFFIX = /(?:^|\.)(?:arpa|onion)$/;
  * would otherwise choose what this service asks its resolvers (`printer.home.arpa`) and read the
  * answer back in `email_status`.
  */
-export function isPublicMailDomain(domain: string): boolean {
+function isPublicMailDomain(domain: string): boolean {
   const parsed = parseHost(domain, { allowPrivateDomains: false });
   return (
     parsed.isIcann === true &&

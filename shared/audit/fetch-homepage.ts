@@ -79,7 +79,7 @@ export interface FetchedPage {
   body: Uint8Array;
 }
 
-export type FetchFailureCode =
+type FetchFailureCode =
   | "invalid_url"
   | "unsupported_scheme"
   | "blocked_address"
@@ -134,9 +134,9 @@ export function certificateProblemOf(
   return null;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
-export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_MAX_REDIRECTS = 5;
 
 type Limits = {
   timeoutMs: number;

@@ -207,7 +207,7 @@ export function createFetchMemoryBudget(limitBytes: number): FetchMemoryBudget {
 }
 
 /** Buckets of the shared address counters: different addresses rarely share one (a shared bucket only slows them). */
-export const SHARED_ADDRESS_BUCKETS = 16_384;
+const SHARED_ADDRESS_BUCKETS = 16_384;
 
 /** The memory behind `sharedAddressSlots`, made once per process and handed to every fetch loop. */
 export function sharedAddressMemory(): SharedArrayBuffer {

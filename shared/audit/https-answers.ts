@@ -21,7 +21,7 @@ export interface HttpsAnswers {
   readonly size: number;
 }
 
-export const HTTPS_ANSWER_TTL_MS = 10 * 60 * 1000;
+const HTTPS_ANSWER_TTL_MS = 10 * 60 * 1000;
 
 export function createHttpsAnswers(options: { maxHosts?: number; ttlMs?: number } = {}): HttpsAnswers {
   const known = new LRUCache<string, FetchFailure>({

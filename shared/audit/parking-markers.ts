@@ -9,7 +9,7 @@
  * Parking and domain-marketplace services, by registrable domain (subdomains included), or host
  * and path prefix where the service shares its host with other content.
  */
-export const PARKING_SERVICE_MARKERS: readonly string[] = [
+const PARKING_SERVICE_MARKERS: readonly string[] = [
   "sedoparking.com",
   "sedo.com",
   "parkingcrew.net",
@@ -40,7 +40,7 @@ const NAMED_DOMAIN = String.raw`(?:[\p{L}\p{N}-]+\.)+\p{L}{2,}`;
  * case-insensitively. Each is a statement a page makes about its own domain, not a topic it
  * discusses: where it may be read is up to `findParking`.
  */
-export const FOR_SALE_WORDINGS: readonly RegExp[] = [
+const FOR_SALE_WORDINGS: readonly RegExp[] = [
   // English
   new RegExp(
     String.raw`\b(?:this|the) domain(?: name)?(?: ${NAMED_DOMAIN})? (?:is|may be|might be|could be) (?:for sale|available for (?:sale|purchase))\b`,
@@ -77,7 +77,7 @@ export const FOR_SALE_WORDINGS: readonly RegExp[] = [
  * the title and headings, or anywhere on a page with little text. A hosting credit ("hébergé par",
  * which French law puts on every site) is not among them: it says where a real site lives.
  */
-export const PLACEHOLDER_WORDINGS: readonly RegExp[] = [
+const PLACEHOLDER_WORDINGS: readonly RegExp[] = [
   // For sale, said in a few words
   /\b(?:premium )?domains?(?: names?)? (?:is |are )?for sale\b/i,
   new RegExp(String.raw`\b${NAMED_DOMAIN}\b.{0,80}\bbuy (?:it |this domain |the domain )?now\b`, "iu"),
@@ -106,7 +106,7 @@ export const PLACEHOLDER_WORDINGS: readonly RegExp[] = [
 ];
 
 /** Below this many visible characters a page is a notice, not a site: its whole text is read. */
-export const NOTICE_PAGE_MAX_TEXT_CHARS = 1_500;
+const NOTICE_PAGE_MAX_TEXT_CHARS = 1_500;
 
 export interface ParkingInput {
   /** URLs the page loads or sends visitors to: script, iframe and frame sources, form actions, meta refresh. */

@@ -48,7 +48,7 @@ const auditJobResultSchema = z.object({
 });
 
 /** The audit in a job's return value; undefined for a result of another shape (an older worker's). */
-export function auditFromJobResult(result: unknown): SiteAudit | undefined {
+function auditFromJobResult(result: unknown): SiteAudit | undefined {
   const parsed = auditJobResultSchema.safeParse(result);
   if (!parsed.success) return undefined;
   // Evidence is our own analysis's output, passed through Redis as JSON: its fields are the ones

@@ -80,7 +80,7 @@ export interface FetchAttempt {
 }
 
 /** What the https check of no_https found. */
-export type CertificateProblem = "expired" | "wrong_host" | "self_signed" | "untrusted";
+type CertificateProblem = "expired" | "wrong_host" | "self_signed" | "untrusted";
 
 /** What each signal read from the page was based on: short snippets, never whole pages. */
 export interface AnalysisEvidence extends Partial<EmailEvidence> {
@@ -124,7 +124,7 @@ export interface AuditEvidence extends AnalysisEvidence {
   email_status_reason?: EmailStatusReason | null;
 }
 
-export type AuditOutcome = "ok" | "failed";
+type AuditOutcome = "ok" | "failed";
 
 /** One row of the per-place audit cache. */
 export interface SiteAudit {

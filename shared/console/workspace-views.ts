@@ -239,7 +239,7 @@ const FORMULA_START = /(?<=^|[,;\r\n"])(?=[=+\-@\t\r])/g;
  * with a formula character (see FORMULA_START) gets an apostrophe before it, and a cell holding
  * a comma, a semicolon, a quote or a line break is quoted.
  */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   const text = (value instanceof Date ? value.toISOString() : String(value)).replace(FORMULA_START, "'");
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

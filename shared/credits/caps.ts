@@ -8,7 +8,7 @@ import { ApiError } from "../errors.ts";
 export const MAX_CREDIT_CAP = 10_000_000;
 
 /** What a key or grant may spend (null: not capped) and has spent, today (UTC) and in all. */
-export interface SpendingCaps {
+interface SpendingCaps {
   daily_credit_cap: number | null;
   total_credit_cap: number | null;
 }
@@ -18,7 +18,7 @@ export interface Spending {
 }
 
 /** Midnight UTC of `now`'s day: daily caps count from it and reset at the next one. */
-export function startOfUtcDay(now: Date): Date {
+function startOfUtcDay(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
@@ -28,10 +28,7 @@ function columnOf(spender: Spender): "api_key_id" | "grant_id" {
   return spender.kind === "api_key" ? "api_key_id" : "grant_id";
 }
 
-export async function readCaps(
-  db: Db | Transaction<Database>,
-  spender: Spender,
-): Promise<SpendingCaps | null> {
+async function readCaps(db: Db | Transaction<Database>, spender: Spender): Promise<SpendingCaps | null> {
   const table = spender.kind === "api_key" ? "api_keys" : "oauth_grants";
   const row = await db
     .selectFrom(table)
@@ -41,7 +38,7 @@ export async function readCaps(
   return row ?? null;
 }
 
-export async function readSpending(
+async function readSpending(
   db: Db | Transaction<Database>,
   spender: Spender,
   now: Date = new Date(),

@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { STARTING_CREDITS } from "../workspaces/workspaces.ts";
 
-export type LedgerEntryKind =
+type LedgerEntryKind =
   | "free_credits"
   | "operator_purchase"
   | "stripe_purchase"

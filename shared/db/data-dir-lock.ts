@@ -11,7 +11,7 @@ import path from "node:path";
  * makes a restart after a crash wait, and they do not tell who holds the folder.
  */
 
-export class DataDirLockedError extends Error {
+class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
 }
 

@@ -21,7 +21,7 @@ export interface DatabaseOptions {
 }
 
 /** Raised when the database did not answer within a timeout or a caller's deadline. */
-export class DatabaseTimeoutError extends Error {
+class DatabaseTimeoutError extends Error {
   override name = "DatabaseTimeoutError";
 }
 

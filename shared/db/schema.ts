@@ -8,7 +8,7 @@ type Json<T> = ColumnType<T, string, string>;
 
 export type OutreachStatus = "new" | "drafted" | "sent" | "skipped";
 
-export interface WorkspacesTable {
+interface WorkspacesTable {
   id: Generated<string>;
   name: string;
   language: ColumnType<Language, Language | undefined, Language>;
@@ -33,7 +33,7 @@ export interface WorkspacesTable {
 export type SuppressionKind = "email" | "domain" | "place";
 
 /** Who must not be contacted; see shared/suppressions/suppressions.ts. */
-export interface SuppressionsTable {
+interface SuppressionsTable {
   id: Generated<string>;
   workspace_id: string;
   kind: SuppressionKind;
@@ -45,7 +45,7 @@ export interface SuppressionsTable {
   created_at: Timestamp;
 }
 
-export interface MembersTable {
+interface MembersTable {
   id: Generated<string>;
   workspace_id: string;
   email: string;
@@ -57,7 +57,7 @@ export interface MembersTable {
 }
 
 /** A person who signs in to the console; one account, memberships in several workspaces. */
-export interface AccountsTable {
+interface AccountsTable {
   id: Generated<string>;
   email: string;
   name: string;
@@ -69,7 +69,7 @@ export interface AccountsTable {
 }
 
 /** A single-use, expiring link that lets a person join a workspace. */
-export interface InvitesTable {
+interface InvitesTable {
   id: Generated<string>;
   workspace_id: string;
   email: string;
@@ -85,7 +85,7 @@ export interface InvitesTable {
 }
 
 /** A single-use password reset link (1 hour), mailed or printed for the operator. */
-export interface PasswordResetsTable {
+interface PasswordResetsTable {
   id: Generated<string>;
   account_id: string;
   token_hash: string;
@@ -95,7 +95,7 @@ export interface PasswordResetsTable {
 }
 
 /** A self-serve sign-up waiting for its mailed link: nothing else exists until it is confirmed. */
-export interface SignUpsTable {
+interface SignUpsTable {
   id: Generated<string>;
   email: string;
   name: string;
@@ -111,14 +111,14 @@ export interface SignUpsTable {
 }
 
 /** A signed-in browser: the cookie's opaque token, stored as a hash. */
-export interface SessionsTable {
+interface SessionsTable {
   token_hash: string;
   account_id: string;
   created_at: Timestamp;
   expires_at: Timestamp;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: Generated<string>;
   workspace_id: string;
   name: string;
@@ -134,7 +134,7 @@ export interface ApiKeysTable {
 }
 
 /** One charge made by an API key or an OAuth grant (console members spend none): what caps count. */
-export interface CreditSpendsTable {
+interface CreditSpendsTable {
   id: Generated<string>;
   workspace_id: string;
   api_key_id: string | null;
@@ -157,7 +157,7 @@ export interface PlacesTable {
   updated_at: Timestamp;
 }
 
-export interface LeadsTable {
+interface LeadsTable {
   id: Generated<string>;
   workspace_id: string;
   place_id: string;
@@ -170,14 +170,14 @@ export interface LeadsTable {
   added_at: Timestamp;
 }
 
-export interface SearchChargesTable {
+interface SearchChargesTable {
   workspace_id: string;
   place_id: string;
   charged_at: Timestamp;
 }
 
 /** Credits set aside for work in flight; see shared/credits/holds.ts. */
-export interface CreditHoldsTable {
+interface CreditHoldsTable {
   id: Generated<string>;
   workspace_id: string;
   credits: number;
@@ -188,10 +188,10 @@ export interface CreditHoldsTable {
   expires_at: Timestamp;
 }
 
-export type PurchaseSource = "operator" | "stripe";
+type PurchaseSource = "operator" | "stripe";
 
 /** Credits bought: by the operator (admin API) or through Stripe Checkout; see shared/credits/purchases.ts. */
-export interface CreditPurchasesTable {
+interface CreditPurchasesTable {
   id: Generated<string>;
   workspace_id: string;
   /** The credits bought (the pack's), added to the balance when the purchase was recorded. */
@@ -214,7 +214,7 @@ export interface CreditPurchasesTable {
  * A refund or a dispute of a Stripe payment, found by payment intent; see shared/credits/reversals.ts.
  * Unlinked (no purchase, no workspace) while its purchase has not been recorded.
  */
-export interface CreditReversalsTable {
+interface CreditReversalsTable {
   id: Generated<string>;
   payment_intent_id: string;
   kind: "refund" | "dispute";
@@ -233,7 +233,7 @@ export interface CreditReversalsTable {
   applied_at: NullableTimestamp;
 }
 
-export interface SiteAuditsTable {
+interface SiteAuditsTable {
   place_id: string;
   url: string;
   outcome: "ok" | "failed";
@@ -243,7 +243,7 @@ export interface SiteAuditsTable {
   audited_at: Timestamp;
 }
 
-export interface DraftsTable {
+interface DraftsTable {
   id: Generated<string>;
   workspace_id: string;
   lead_id: string;
@@ -256,7 +256,7 @@ export interface DraftsTable {
 }
 
 /** An RFC 7591 dynamically registered public client (no secret). */
-export interface OAuthClientsTable {
+interface OAuthClientsTable {
   id: string;
   client_name: string;
   redirect_uris: Json<string[]>;
@@ -265,7 +265,7 @@ export interface OAuthClientsTable {
 }
 
 /** An authorization request waiting on the consent page; only hashes of its secrets are kept. */
-export interface OAuthAuthorizationRequestsTable {
+interface OAuthAuthorizationRequestsTable {
   id: Generated<string>;
   client_id: string;
   redirect_uri: string;
@@ -281,7 +281,7 @@ export interface OAuthAuthorizationRequestsTable {
 }
 
 /** One client's approved access to one workspace: the family of its codes and tokens. */
-export interface OAuthGrantsTable {
+interface OAuthGrantsTable {
   id: Generated<string>;
   client_id: string;
   workspace_id: string;
@@ -298,7 +298,7 @@ export interface OAuthGrantsTable {
   total_credit_cap: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export interface OAuthAuthorizationCodesTable {
+interface OAuthAuthorizationCodesTable {
   code_hash: string;
   grant_id: string;
   redirect_uri: string;
@@ -308,7 +308,7 @@ export interface OAuthAuthorizationCodesTable {
   used_at: NullableTimestamp;
 }
 
-export interface OAuthTokensTable {
+interface OAuthTokensTable {
   token_hash: string;
   grant_id: string;
   kind: "access" | "refresh";

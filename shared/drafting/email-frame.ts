@@ -199,7 +199,7 @@ export function frameFor(locale: DraftLocale): EmailFrame {
 }
 
 /** French typography: no-break spaces before high punctuation and inside guillemets. */
-export function frenchSpacing(text: string): string {
+function frenchSpacing(text: string): string {
   return text.replace(/ ([:?!;»])/g, `${NBSP}$1`).replace(/« /g, `«${NBSP}`);
 }
 
@@ -270,7 +270,7 @@ export function closingLines(request: DraftRequest): [signature: string, notice:
 }
 
 /** The last paragraph: where the address was found (when on the business's website), then the opt-out. */
-export function noticeSentence(request: DraftRequest): string {
+function noticeSentence(request: DraftRequest): string {
   const frame = frames[request.locale];
   const sentences = request.emailFoundOnWebsite ? [frame.emailSource, frame.optOut] : [frame.optOut];
   return typesetFor(request.locale)(sentences.join(" "));

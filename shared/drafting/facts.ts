@@ -13,7 +13,7 @@ import { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW } from "../fac
 import { LIVE_FILTER_NAMES } from "../search/schemas.ts";
 
 // The list lives below drafting and scoring alike; its drafting users read it from here.
-export { FACT_KEYS_IN_ORDER, type FactKey, LOW_REVIEW_COUNT_BELOW };
+export { FACT_KEYS_IN_ORDER, type FactKey };
 
 /** The spec's limit of `facts_used` entries per draft. */
 export const MAX_FACTS_PER_DRAFT = 2;
@@ -243,7 +243,7 @@ function isOutdatednessExplained(signals: AuditSignals): boolean {
   return signals.legacy_site_tech === true || signals.stale_copyright === true;
 }
 
-export type NoFactsReason = "not_audited" | "audit_failed" | "nothing_found";
+type NoFactsReason = "not_audited" | "audit_failed" | "nothing_found";
 
 export interface NoFactsExplanation {
   reason: NoFactsReason;

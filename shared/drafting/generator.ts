@@ -54,10 +54,7 @@ export interface DraftGenerator {
 }
 
 /** Placeholders the user must replace before sending (DESIGN.md: `[Your name]` where unset). */
-export const SENDER_PLACEHOLDERS: Record<
-  DraftLocale,
-  { name: string; company: string; postalAddress: string }
-> = {
+const SENDER_PLACEHOLDERS: Record<DraftLocale, { name: string; company: string; postalAddress: string }> = {
   en: { name: "[Your name]", company: "[Your company]", postalAddress: "[Your postal address]" },
   fr: { name: "[Votre nom]", company: "[Votre entreprise]", postalAddress: "[Votre adresse postale]" },
 };
@@ -79,7 +76,7 @@ export function signatureLines(sender: DraftSender, locale: DraftLocale): string
 }
 
 /** An address is written on a few lines at most; more is not an address. */
-export const MAX_POSTAL_ADDRESS_LINES = 4;
+const MAX_POSTAL_ADDRESS_LINES = 4;
 
 /**
  * The postal address's lines as the workspace wrote them (each trimmed, blank ones dropped, at

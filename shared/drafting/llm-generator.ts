@@ -63,8 +63,8 @@ const MAX_COMPLETION_TOKENS = 800;
 const CLIENT_SAFE_FAILURE = "The outreach draft could not be generated. Nothing was charged; please retry.";
 
 /** How the answer's shape is asked for, from the most structured to the most widely supported. */
-export const OUTPUT_MODES = ["json_schema", "json_object", "text"] as const;
-export type OutputMode = (typeof OUTPUT_MODES)[number];
+const OUTPUT_MODES = ["json_schema", "json_object", "text"] as const;
+type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /** The spec's meanings of the fact keys: fixed text written by us, safe to show the model. */
 const FACT_MEANINGS: Record<FactKey, string> = {
@@ -106,7 +106,7 @@ Rules:
 5. Answer with only a JSON object: {"subject": string, "body": string, "facts_used": string[]}.`;
 
 /** The JSON data the model receives. Exported so tests can check what leaves the service. */
-export function buildPromptData(request: DraftRequest, facts: VerifiedFact[]): object {
+function buildPromptData(request: DraftRequest, facts: VerifiedFact[]): object {
   return {
     locale: request.locale,
     business: {

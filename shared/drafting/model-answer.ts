@@ -35,7 +35,7 @@ export class UnusableAnswerError extends Error {
 /** Subjects are cut at a word to stay under this (mail clients show about this much). */
 export const MAX_SUBJECT_LENGTH = 78;
 /** The model writes one or two short paragraphs; far more than this is not the answer asked for. */
-export const MAX_MIDDLE_LENGTH = 2_500;
+const MAX_MIDDLE_LENGTH = 2_500;
 
 const answerSchema = z.object({
   subject: z.string(),

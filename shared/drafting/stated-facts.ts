@@ -92,7 +92,7 @@ function statesDetail(text: string, fact: VerifiedFact): boolean {
 }
 
 /** Does `text` state `fact`, in `locale`? */
-export function statesFact(text: string, fact: VerifiedFact, locale: DraftLocale): boolean {
+function statesFact(text: string, fact: VerifiedFact, locale: DraftLocale): boolean {
   return statesDetail(text, fact) || FACT_WORDS[fact.key][locale].test(text);
 }
 

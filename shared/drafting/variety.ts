@@ -12,7 +12,7 @@
  */
 
 /** Wordings per part of a two-part sentence. */
-export const VARIANT_SIDE = 5;
+const VARIANT_SIDE = 5;
 /** Distinct two-part sentences: one per lead of the largest search. */
 export const VARIANT_COUNT = VARIANT_SIDE * VARIANT_SIDE;
 

@@ -7,7 +7,7 @@ import { CURSOR_PATTERN, decodeCursor } from "./cursor.ts";
  * The wire shapes of leads: the one source of the /v1 validation, `/openapi.json`, the MCP tools
  * and the TypeScript types (`z.infer`).
  */
-export const isoTimestamp = z.iso.datetime().describe("ISO 8601, UTC, millisecond precision");
+const isoTimestamp = z.iso.datetime().describe("ISO 8601, UTC, millisecond precision");
 
 export const outreachStatusSchema = z
   .enum(["new", "drafted", "sent", "skipped"])
@@ -49,8 +49,8 @@ export const leadSummarySchema = z
   })
   .meta({ id: "LeadSummary" });
 
-export const LEAD_PAGE_MAX = 100;
-export const LEAD_PAGE_DEFAULT = 25;
+const LEAD_PAGE_MAX = 100;
+const LEAD_PAGE_DEFAULT = 25;
 
 export const listLeadsQuerySchema = z
   .strictObject({
@@ -88,14 +88,14 @@ export const leadPageSchema = z
   })
   .meta({ id: "LeadPage" });
 
-export const emailStatusSchema = z
+const emailStatusSchema = z
   .enum(["deliverable", "risky", "undeliverable", "unknown"])
   .nullable()
   .describe(
     "Whether the address can receive mail, from DNS only (never an SMTP probe), as of the homepage check that found it: undeliverable (no such domain, a null MX, no mail records, or a disposable-mail domain), deliverable (MX or implicit MX on the website's own domain), risky (a free webmail or a domain not the website's), unknown (DNS failed or did not answer in time). Null with no email",
   );
 
-export const emailSourceSchema = z
+const emailSourceSchema = z
   .object({
     url: z.string().describe("The page the address was read from (the homepage, after redirects)"),
     found_in: z
@@ -144,7 +144,7 @@ export const leadDetailSchema = leadSummarySchema
 
 /** A lead as read from the database: the wire shape with `added_at` still a Date. */
 type WithDate<T extends { added_at: string }> = Omit<T, "added_at"> & { added_at: Date };
-export type LeadSummaryJson = z.infer<typeof leadSummarySchema>;
+type LeadSummaryJson = z.infer<typeof leadSummarySchema>;
 export type LeadSummary = WithDate<LeadSummaryJson>;
 export type LeadDetail = WithDate<z.infer<typeof leadDetailSchema>>;
 

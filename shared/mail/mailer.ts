@@ -2,7 +2,7 @@ import { createTransport } from "nodemailer";
 import type { Logger } from "pino";
 
 /** What an account mail is for (shared/mail/account-mail.ts writes one of each). */
-export type AccountMailKind =
+type AccountMailKind =
   | "sign_up"
   | "sign_up_account_exists"
   | "invite"

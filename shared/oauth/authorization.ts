@@ -11,7 +11,7 @@ import { S256_CHALLENGE_PATTERN } from "./pkce.ts";
 /** How long an authorization code can be exchanged (RFC 6749 4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;
 /** How long the consent page stays usable once shown. */
-export const CONSENT_TTL_MS = 10 * 60_000;
+const CONSENT_TTL_MS = 10 * 60_000;
 const MAX_STATE_LENGTH = 2000;
 /**
  * Live (unrevoked) grants one member may have: approving one more revokes the oldest. It bounds
@@ -119,7 +119,7 @@ export async function checkAuthorizationRequest(
 }
 
 /** The client's redirect URI with the response parameters added (its own query is kept). */
-export function authorizationRedirect(
+function authorizationRedirect(
   redirectUri: string,
   publicUrl: string,
   params: Record<string, string | undefined>,

@@ -5,10 +5,10 @@ import { OAuthError } from "./errors.ts";
 import { registrableScope } from "./metadata.ts";
 
 /** Size caps of a registration: what one unauthenticated request may store (about 2.7 KB at most). */
-export const MAX_REDIRECT_URIS = 5;
+const MAX_REDIRECT_URIS = 5;
 const MAX_REDIRECT_URI_LENGTH = 512;
 const MAX_CLIENT_NAME_LENGTH = 100;
-export const UNNAMED_CLIENT = "Unnamed client";
+const UNNAMED_CLIENT = "Unnamed client";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 

@@ -5,7 +5,7 @@ import { OAuthError } from "./errors.ts";
  * The spec's scopes. They are recorded on the grant and shown on the consent page; every access
  * token, whatever its scopes, reaches the approving workspace's /v1 routes and MCP tools.
  */
-export const SUPPORTED_SCOPES = ["email", "profile"] as const;
+const SUPPORTED_SCOPES = ["email", "profile"] as const;
 export type Scope = (typeof SUPPORTED_SCOPES)[number];
 export const DEFAULT_SCOPE = SUPPORTED_SCOPES.join(" ");
 

@@ -33,7 +33,7 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output exten
   run(caller: Caller, input: z.output<Input>): Promise<z.output<Output>>;
 }
 
-export interface CostRule<Output> {
+interface CostRule<Output> {
   /** The credits a successful answer charged (0 for reads), for the operation's log line. */
   credits(output: Output): number;
   /** One unit of this hourly cost limit is spent before the work starts (429 once spent). */
@@ -41,7 +41,7 @@ export interface CostRule<Output> {
 }
 
 /** The MCP tool of an operation: its name and the words an assistant reads to choose it. */
-export interface McpToolDeclaration {
+interface McpToolDeclaration {
   name: string;
   title: string;
   description: string;

@@ -21,7 +21,7 @@ export interface StripeSettings {
   apiUrl: string;
 }
 
-export interface CheckoutRequest {
+interface CheckoutRequest {
   workspaceId: string;
   pack: CreditPack;
   currency: string;

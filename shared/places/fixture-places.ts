@@ -98,7 +98,7 @@ export function createFixturePlacesProviderFromData(data: unknown, source: strin
 }
 
 /** Validates fixture JSON; exported for tests and for tools that check a fixture file. */
-export function parsePlacesFixture(data: unknown, source: string): FixturePlace[] {
+function parsePlacesFixture(data: unknown, source: string): FixturePlace[] {
   const parsed = fixtureFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

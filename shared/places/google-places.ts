@@ -37,7 +37,7 @@ export const GOOGLE_PLACES_FIELD_MASK = [
   "nextPageToken",
 ].join(",");
 
-export const DEFAULT_GOOGLE_PLACES_BASE_URL = "https://places.googleapis.com";
+const DEFAULT_GOOGLE_PLACES_BASE_URL = "https://places.googleapis.com";
 
 /** The subset of a pino logger this module calls; a pino `Logger` fits it. */
 export interface PlacesLogger {
@@ -343,12 +343,12 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
  * >= 4.5), which would drop a 4.3 the caller asked for. So Google gets the value rounded
  * DOWN to a 0.5 step (a superset), and the exact threshold is applied to what comes back.
  */
-export function googleMinRating(minRating: number): number {
+function googleMinRating(minRating: number): number {
   return Math.floor(minRating * 2) / 2;
 }
 
 /** Backoff before retry number `attempt` (1-based): "equal jitter", never 0, never above max. */
-export function backoffDelayMs(
+function backoffDelayMs(
   attempt: number,
   baseDelayMs: number,
   maxDelayMs: number,
@@ -387,7 +387,7 @@ function categoryOf(place: GooglePlace): string | null {
 }
 
 /** "hardware_store" -> "Hardware store": what Google's display name would roughly say. */
-export function humanisePlaceType(placeType: string): string | null {
+function humanisePlaceType(placeType: string): string | null {
   const words = placeType.replace(/_/g, " ").replace(/\s+/g, " ").trim();
   if (words === "") {
     return null;

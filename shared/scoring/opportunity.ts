@@ -108,7 +108,7 @@ export const MEDIUM_TIER_FROM = 30;
 /** Below the medium tier, a score is "low" only when at least this share of the points was checked. */
 export const LOW_TIER_MIN_COVERAGE = 0.5;
 
-export interface OpportunityReason {
+interface OpportunityReason {
   fact: OpportunityFact;
   points: number;
 }

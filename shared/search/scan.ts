@@ -57,7 +57,7 @@ export interface ScanClock {
   waitUntil(until: number, progress: Promise<unknown>): Promise<void>;
 }
 
-export const systemClock: ScanClock = {
+const systemClock: ScanClock = {
   now: () => Date.now(),
   async waitUntil(until, progress) {
     let timer: NodeJS.Timeout | undefined;
@@ -108,7 +108,7 @@ export interface ScanDeps {
 }
 
 /** The cheap filters: answered from the provider's data alone. */
-export function passesCheapFilters(candidate: PlaceCandidate, filters: SearchFilters | undefined): boolean {
+function passesCheapFilters(candidate: PlaceCandidate, filters: SearchFilters | undefined): boolean {
   if (
     filters?.min_rating !== undefined &&
     (candidate.rating === null || candidate.rating < filters.min_rating)
@@ -120,7 +120,7 @@ export function passesCheapFilters(candidate: PlaceCandidate, filters: SearchFil
 }
 
 /** True, false, or null when the audit could not say (failed fetch, or a signal with no answer). */
-export function matchesLiveFilters(audit: SiteAudit, filters: readonly LiveFilter[]): boolean | null {
+function matchesLiveFilters(audit: SiteAudit, filters: readonly LiveFilter[]): boolean | null {
   if (audit.outcome !== "ok") return null;
   let verdict: boolean | null = true;
   for (const filter of filters) {
@@ -149,7 +149,7 @@ interface Entry {
 }
 
 /** A candidate whose homepage needs a live check: its index among the entries and its rank. */
-export interface PendingCheck {
+interface PendingCheck {
   index: number;
   /** Its rank among this search's live-checked candidates (0 = first): the audit's priority. */
   rank: number;
@@ -159,7 +159,7 @@ export interface PendingCheck {
  * The state of one scan, without I/O: candidates in provider order with their verdicts, and the
  * one place that decides whether the answer is settled and whether it is truncated, and why.
  */
-export class ScanState {
+class ScanState {
   readonly #max: number;
   readonly #liveFilters: readonly LiveFilter[];
   readonly #deadline: number;

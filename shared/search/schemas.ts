@@ -15,7 +15,7 @@ const trimmedText = (field: string, max: number) =>
     .min(1, `${field} must not be empty`)
     .max(max, `${field} must be at most ${max} characters`);
 
-export const searchQuerySchema = z
+const searchQuerySchema = z
   .strictObject({
     location: trimmedText("location", 200).describe("City or region"),
     category: trimmedText("category", 100).describe("Trade or business type"),
@@ -42,7 +42,7 @@ const YES_NO_FILTER_DESCRIPTIONS: Record<YesNoFilter, string> = {
     "Only sites that file media by date and show old content (needs live checks; returns far fewer results)",
 };
 
-export const searchFiltersSchema = z
+const searchFiltersSchema = z
   .strictObject({
     min_rating: z.number().min(0).max(5).optional().describe("Minimum provider rating, 0 to 5"),
     ...recordOf(YES_NO_FILTERS, (filter) =>
@@ -71,7 +71,7 @@ export const searchRequestSchema = z
   })
   .meta({ id: "SearchRequest" });
 
-export const searchResultSchema = leadSummarySchema
+const searchResultSchema = leadSummarySchema
   .extend({
     has_website: z.boolean().nullable(),
     is_mobile_friendly: z.boolean().nullable().describe("Null when not checked"),

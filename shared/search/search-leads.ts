@@ -20,7 +20,7 @@ import { chargeAndSaveLeads } from "./save.ts";
 import { scanCandidates, type TruncationReason } from "./scan.ts";
 import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
 
-export interface SearchResultLead extends LeadSummary {
+interface SearchResultLead extends LeadSummary {
   has_website: boolean;
   is_mobile_friendly: boolean | null;
   is_outdated: boolean | null;

@@ -45,12 +45,12 @@ export const suppressionDomainSchema = z
       .transform(registrableDomainOf),
   );
 
-export const suppressionEmailSchema = z
+const suppressionEmailSchema = z
   .email("must be an email address")
   .max(254)
   .transform((email) => email.toLowerCase());
 
-export const suppressionPlaceIdSchema = z
+const suppressionPlaceIdSchema = z
   .string()
   .trim()
   .min(1)
@@ -119,7 +119,7 @@ export function suppressionRequestOf(value: string, reason?: string): Suppressio
 
 /** The header cells a spreadsheet export may start with. */
 const CSV_HEADERS = new Set(["email", "domain", "place_id", "place", "value", "entry", "address"]);
-export const MAX_IMPORT_LINES = 5_000;
+const MAX_IMPORT_LINES = 5_000;
 
 /**
  * A pasted CSV of entries (RFC 4180, so a quoted cell keeps its commas): one a line, the entry

@@ -28,7 +28,7 @@ export interface SuppressionEntry {
 }
 
 /** What a lead is checked by: its place, its website and its contact address. */
-export interface SuppressionSubject {
+interface SuppressionSubject {
   placeId: string;
   website: string | null;
   email: string | null;

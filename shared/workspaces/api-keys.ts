@@ -106,7 +106,7 @@ export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): 
 }
 
 /** The active key with this plaintext, looked up by hash; revoked keys are not found. */
-export async function findActiveApiKey(db: Db, plaintext: string) {
+async function findActiveApiKey(db: Db, plaintext: string) {
   return db
     .selectFrom("api_keys")
     .select(["id", "workspace_id"])

@@ -21,7 +21,7 @@ export async function listWorkspaces(db: Db): Promise<Workspace[]> {
   return db.selectFrom("workspaces").selectAll().orderBy("created_at").orderBy("id").execute();
 }
 
-export async function findWorkspace(db: Db, workspaceId: string): Promise<Workspace | undefined> {
+async function findWorkspace(db: Db, workspaceId: string): Promise<Workspace | undefined> {
   return db.selectFrom("workspaces").selectAll().where("id", "=", workspaceId).executeTakeFirst();
 }
 

@@ -13,7 +13,7 @@ export interface TestDatabase {
 }
 
 /** The backend this test project runs against: vitest's projects set TEST_DATABASE. */
-export function testDatabaseKind(): TestDatabaseKind {
+function testDatabaseKind(): TestDatabaseKind {
   const kind = process.env.TEST_DATABASE ?? "postgres";
   if (kind !== "postgres" && kind !== "pglite")
     throw new Error(`TEST_DATABASE must be postgres or pglite, not ${kind}`);
@@ -21,7 +21,7 @@ export function testDatabaseKind(): TestDatabaseKind {
 }
 
 /** The service's default timeouts (see shared/config.ts). */
-export const TEST_DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 };
+const TEST_DATABASE_TIMEOUTS = { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 };
 
 /** A migrated database of its own: a template clone on PostgreSQL, an in-memory PGlite otherwise. */
 export async function createTestDatabase(kind: TestDatabaseKind = testDatabaseKind()): Promise<TestDatabase> {

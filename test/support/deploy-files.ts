@@ -23,14 +23,14 @@ const run = promisify(execFile);
 // at run time the default import is the factory itself.
 const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
 
-export interface DockerfileFrom {
+interface DockerfileFrom {
   image: string;
   tag: string | null;
   digest: string | null;
   stage: string | null;
 }
 
-export interface DockerfileStage {
+interface DockerfileStage {
   from: DockerfileFrom;
   instructions: { keyword: string; content: string; flags: Record<string, string | null> }[];
 }

@@ -10,7 +10,7 @@ export function sentencesBeyondFixedLines(draft: Pick<Draft, "body">, request: D
 }
 
 /** Sentences: lines, and within a line, text ending with . ? or ! before a capital. */
-export function splitSentences(text: string): string[] {
+function splitSentences(text: string): string[] {
   return text
     .split(/\n+|(?<=[.?!])\s+(?=[A-ZÀ-Ý«"])/u)
     .map((sentence) => sentence.trim())

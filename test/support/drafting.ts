@@ -32,7 +32,7 @@ export const RICH_EVIDENCE: AuditEvidence = {
 };
 export const RICH_FACTS = ["no_mobile_viewport", "stale_copyright"];
 
-export interface AuditSetup {
+interface AuditSetup {
   outcome?: "ok" | "failed";
   failure?: string | null;
   signals?: AuditSignals;

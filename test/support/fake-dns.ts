@@ -6,7 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { createUDPServer, Packet, type Resource } from "dns2";
 
-export type RecordType = "A" | "AAAA" | "MX";
+type RecordType = "A" | "AAAA" | "MX";
 
 /** What one name answers. Anything not listed answers NXDOMAIN. */
 export interface FakeDnsName {

@@ -34,7 +34,7 @@ export interface GooglePlaceJson {
   [otherField: string]: unknown;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   /** Lower-cased header names, as node:http gives them. */
@@ -44,7 +44,7 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-export interface FaultOptions {
+interface FaultOptions {
   /** The `error.message` of the answer; defaults to a Google-like text for the status. */
   message?: string;
   /** Adds an ErrorInfo detail with this reason, as Google does (e.g. "API_KEY_INVALID"). */

@@ -14,7 +14,7 @@ export interface FakeSite {
 }
 
 /** One request a fake site received. */
-export interface FakeSiteRequest {
+interface FakeSiteRequest {
   path: string;
   /** The request came over TLS (a server started with `tls`). */
   secure: boolean;

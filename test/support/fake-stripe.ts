@@ -38,7 +38,7 @@ export interface FakeEvent {
   payload: string;
 }
 
-export interface Delivery {
+interface Delivery {
   status: number;
   body: string;
   /** Wall time of the POST, ms: what one webhook delivery costs (observed, never asserted). */
@@ -50,7 +50,7 @@ export interface Delivery {
  * `background` posts it while the browser is sent back (as Stripe does: they race),
  * `none` only keeps it (the test delivers it).
  */
-export type DeliveryMode = "background" | "none";
+type DeliveryMode = "background" | "none";
 
 export interface FakeStripe {
   readonly apiUrl: string;

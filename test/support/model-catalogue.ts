@@ -63,7 +63,7 @@ const SAYS: Record<"en" | "fr", Record<string, (details: Record<string, string |
 };
 
 /** What a good model writes: a subject naming the business, one paragraph stating each fact with its details. */
-export function wellWritten(prompt: PromptData, locale: "en" | "fr" = prompt.locale): Written {
+function wellWritten(prompt: PromptData, locale: "en" | "fr" = prompt.locale): Written {
   const name = prompt.business.name;
   const said = prompt.facts.map((fact) => SAYS[locale][fact.key]?.(fact.details) ?? fact.meaning);
   if (locale === "fr") {

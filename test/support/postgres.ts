@@ -3,8 +3,7 @@ import pg from "pg";
 import { inject } from "vitest";
 
 /** The machine's PostgreSQL (trust auth). Tests fail loudly when it cannot be reached. */
-export const POSTGRES_ADMIN_URL =
-  process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export function databaseUrl(name: string): string {
   const url = new URL(POSTGRES_ADMIN_URL);

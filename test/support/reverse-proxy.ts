@@ -7,7 +7,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string;
   path: string;
   /** The upstream base URL that answered, or null when none could be reached (502). */

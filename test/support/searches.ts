@@ -17,7 +17,7 @@ export interface Target {
   database: { db: Db };
 }
 
-export interface ResultLead {
+interface ResultLead {
   id: string;
   place_id: string;
   name: string;
@@ -122,7 +122,7 @@ export const ids = (body: SearchBody) => body.results.map((result) => result.pla
 export const query = (location: string, category = "plumber") => ({ location, category });
 
 /** What a searches file runs against: the fake Places server and the app as deployed. */
-export interface SearchWorld {
+interface SearchWorld {
   fake: FakeGooglePlacesServer;
   /** The app as deployed: it builds its own Google Places provider from the environment. */
   t: TestApp;

@@ -11,9 +11,9 @@ import { collectLogLines, type ProcessLogLine } from "./process-logs.ts";
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SERVER_SCRIPT = "api/server.ts";
 
-export type ServerLogLine = ProcessLogLine;
+type ServerLogLine = ProcessLogLine;
 
-export interface ServerExit {
+interface ServerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

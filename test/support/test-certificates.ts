@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 /** A key and a certificate, PEM. */
-export interface KeyAndCertificate {
+interface KeyAndCertificate {
   key: string;
   cert: string;
 }

@@ -16,7 +16,7 @@ const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER_SCRIPT = "workers/audit-worker.ts";
 
 /** One line the worker wrote: pino JSON when it parses, the raw text in any case. */
-export interface WorkerLogLine {
+interface WorkerLogLine {
   stream: "stdout" | "stderr";
   raw: string;
   /** The parsed pino object; undefined for a line that is not JSON. */
@@ -25,7 +25,7 @@ export interface WorkerLogLine {
   msg: string | undefined;
 }
 
-export interface WorkerExit {
+interface WorkerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -7,7 +7,7 @@ import { csrfField, layout, notice, type PageContext } from "../layout.ts";
 import { workspacePath } from "../paths.ts";
 
 /** An amount in the currency's smallest unit, in the page's language (`US$19.00`, `19,00 $ US`). */
-export function formatMoney(amount: number, currency: string, language: Language): string {
+function formatMoney(amount: number, currency: string, language: Language): string {
   const format = new Intl.NumberFormat(INTL_LOCALES[language], {
     style: "currency",
     currency: currency.toUpperCase(),

@@ -125,7 +125,7 @@ ${cell(t.t("score"), opportunityCell(t, lead.opportunity))}${cell(t.t("flags"), 
 }
 
 /** Why drafting this lead deserves a second thought: no address, one that bounces, a refusal of solicitation. */
-export function draftWarnings(t: Translator, lead: LeadWithEvidence): string[] {
+function draftWarnings(t: Translator, lead: LeadWithEvidence): string[] {
   const warnings: string[] = [];
   if (lead.email === null) warnings.push(t.t("warnNoAddress"));
   else if (lead.email_status === "undeliverable")
@@ -135,7 +135,7 @@ export function draftWarnings(t: Translator, lead: LeadWithEvidence): string[] {
 }
 
 /** A `mailto:` link with the draft's subject and body filled (RFC 6068: line breaks as CRLF). */
-export function mailtoHref(email: string, draft: Pick<StoredDraft, "subject" | "body">): string {
+function mailtoHref(email: string, draft: Pick<StoredDraft, "subject" | "body">): string {
   const query = (text: string) => encodeURIComponent(text.replace(/\r?\n/g, "\r\n"));
   return `mailto:${encodeURIComponent(email).replace(/%40/g, "@")}?subject=${query(draft.subject)}&body=${query(draft.body)}`;
 }

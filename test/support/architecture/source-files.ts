@@ -3,7 +3,7 @@ import path from "node:path";
 import ts from "typescript";
 
 /** The repository's root: the architecture tests read its source as it stands on disk. */
-export const REPOSITORY_ROOT = path.resolve(import.meta.dirname, "../../..");
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /** A TypeScript file of the repository, parsed (no type checking: syntax is all these tests read). */
 export interface SourceFile {
