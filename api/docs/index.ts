@@ -5,6 +5,7 @@ import type { CostLimits } from "../../shared/cost-guard.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
 import { compressAnswers } from "../plugins/compression.ts";
 import { errorResponses, publicRouteErrors } from "../schemas.ts";
+import { factKeysTableMarkdown } from "./fact-keys-table.ts";
 import { opportunityTableMarkdown } from "./opportunity-table.ts";
 
 const referencePath = new URL("./reference.md", import.meta.url);
@@ -19,7 +20,8 @@ async function renderReference(
     .replaceAll("{{READ_PER_MIN}}", String(rateLimits.readPerMinute))
     .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
     .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER))
-    .replaceAll("{{OPPORTUNITY_TABLE}}", opportunityTableMarkdown());
+    .replaceAll("{{OPPORTUNITY_TABLE}}", opportunityTableMarkdown())
+    .replaceAll("{{FACT_KEYS_TABLE}}", factKeysTableMarkdown());
   for (const tier of ["paid", "free_trial"] as const) {
     for (const [kind, limit] of Object.entries(costLimits[tier])) {
       text = text.replaceAll(`{{${tier.toUpperCase()}_${kind.toUpperCase()}}}`, String(limit));

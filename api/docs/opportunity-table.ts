@@ -1,3 +1,4 @@
+import { namedInSentence } from "../../shared/record-of.ts";
 import {
   type Applicability,
   OLD_MEDIA_YEARS,
@@ -16,11 +17,6 @@ const factName = (fact: OpportunityFact): string =>
     ? `homepage media ${OLD_MEDIA_YEARS}+ years old (\`last_media_year\`)`
     : `\`${fact}\``;
 
-/** "a, b or c" */
-function orList(items: readonly string[]): string {
-  return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
-}
-
 /**
  * The points table of `/v1/docs`, written from the table the score is computed with, so the
  * published points cannot drift from the code. Facts of equal points share a group; a later group
@@ -35,7 +31,10 @@ export function opportunityTableMarkdown(): string {
       else groups.push({ facts: [fact], points });
     }
     const earnedBy = groups
-      .map(({ facts, points }) => `${orList(facts.map(factName))}${groups.length > 1 ? ` ${points}` : ""}`)
+      .map(
+        ({ facts, points }) =>
+          `${namedInSentence(facts.map(factName))}${groups.length > 1 ? ` ${points}` : ""}`,
+      )
       .join("; else ");
     return `| ${rule.dimension} | ${earnedBy} | ${rule.points} | ${APPLIES_TO[rule.appliesTo]} |`;
   });

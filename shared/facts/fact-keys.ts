@@ -25,6 +25,10 @@ export const FACT_KEYS_IN_ORDER = [
 
 export type FactKey = (typeof FACT_KEYS_IN_ORDER)[number];
 
+/** A key read back from storage or a client: one of today's keys, or one this code does not know. */
+export const isFactKey = (value: string): value is FactKey =>
+  (FACT_KEYS_IN_ORDER as readonly string[]).includes(value);
+
 /**
  * What each key means, as clients read it (the `facts_used` description of `/openapi.json` is
  * built from this, so a new key cannot be left out of it).

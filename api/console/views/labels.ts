@@ -1,5 +1,6 @@
 import type { LeadWithEvidence } from "../../../shared/console/workspace-views.ts";
 import type { OutreachStatus } from "../../../shared/db/schema.ts";
+import { type FactKey, isFactKey } from "../../../shared/facts/fact-keys.ts";
 import { isLanguage, type Language } from "../../../shared/languages.ts";
 import { html, type SafeHtml } from "../html.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
@@ -17,7 +18,7 @@ const STATUS_LABELS: Record<OutreachStatus, MessageKey> = {
 export const OUTREACH_STATUSES = Object.keys(STATUS_LABELS) as OutreachStatus[];
 export const statusLabel = (t: Translator, status: OutreachStatus): string => t.t(STATUS_LABELS[status]);
 
-const FACT_LABELS: Record<string, MessageKey> = {
+const FACT_LABELS: Record<FactKey, MessageKey> = {
   no_website: "factNoWebsite",
   no_mobile_viewport: "factNoMobileViewport",
   stale_copyright: "factStaleCopyright",
@@ -33,8 +34,7 @@ const FACT_LABELS: Record<string, MessageKey> = {
 };
 /** A fact key of a draft; a key this console does not know yet reads as words, not as a code. */
 export const factLabel = (t: Translator, key: string): string => {
-  const label = FACT_LABELS[key];
-  return label ? t.t(label) : key.replaceAll("_", " ");
+  return isFactKey(key) ? t.t(FACT_LABELS[key]) : key.replaceAll("_", " ");
 };
 
 const LANGUAGE_NAMES: Record<Language, MessageKey> = { en: "english", fr: "french" };
