@@ -10,6 +10,8 @@ export interface Translator {
   language: Language;
   t(key: MessageKey, values?: Record<string, string | number>): string;
   date(value: Date | null): string;
+  /** The colon after a label: French puts a no-break space before it ("Objet\u00a0:"). */
+  colon: string;
 }
 
 export function translator(language: Language): Translator {
@@ -27,6 +29,7 @@ export function translator(language: Language): Translator {
       );
     },
     date: (value) => (value ? `${dates.format(value)} UTC` : messages.never),
+    colon: language === "fr" ? "\u00a0:" : ":",
   };
 }
 

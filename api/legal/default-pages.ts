@@ -12,11 +12,11 @@ export function defaultPrivacyPolicy(language: Language, contactEmail: string | 
     return html`<p>Cette page dit quelles données ce service garde, pourquoi, et à qui il en transmet.</p>
 <h2>Ce qui est gardé</h2>
 <ul>
-<li>Comptes : nom, adresse courriel, mot de passe (haché avec scrypt, jamais en clair), langue choisie ; sessions de la console (seule l’empreinte du jeton du témoin est gardée).</li>
-<li>Espaces de travail : membres, réglages (expéditeur, entreprise, offre, adresse postale), clés d’API (seule leur empreinte est gardée), historique des crédits.</li>
-<li>Pistes : données publiques d’entreprises reçues du fournisseur de lieux (nom, catégorie, adresse, site web, téléphone, note), vérifications de la page d’accueil publique de leur site, brouillons de courriels rédigés, liste de personnes à ne pas contacter.</li>
-<li>Connexions d’assistants (OAuth) : les applications que vous approuvez et leurs jetons (seule leur empreinte est gardée). Avec les portées <code>email</code> et <code>profile</code>, l’application reçoit votre adresse courriel et votre nom.</li>
-<li>Journaux techniques : identifiant de requête, route, statut, durée. Les clés, jetons, témoins et mots de passe n’y figurent jamais.</li>
+<li>Comptes&nbsp;: nom, adresse courriel, mot de passe (haché avec scrypt, jamais en clair), langue choisie&nbsp;; sessions de la console (seule l’empreinte du jeton du témoin est gardée).</li>
+<li>Espaces de travail&nbsp;: membres, réglages (expéditeur, entreprise, offre, adresse postale), clés d’API (seule leur empreinte est gardée), historique des crédits.</li>
+<li>Pistes&nbsp;: données publiques d’entreprises reçues du fournisseur de lieux (nom, catégorie, adresse, site web, téléphone, note), vérifications de la page d’accueil publique de leur site, brouillons de courriels rédigés, liste de personnes à ne pas contacter.</li>
+<li>Connexions d’assistants (OAuth)&nbsp;: les applications que vous approuvez et leurs jetons (seule leur empreinte est gardée). Avec les portées <code>email</code> et <code>profile</code>, l’application reçoit votre adresse courriel et votre nom.</li>
+<li>Journaux techniques&nbsp;: identifiant de requête, route, statut, durée. Les clés, jetons, témoins et mots de passe n’y figurent jamais.</li>
 </ul>
 <h2>À qui des données sont transmises</h2>
 <ul>
@@ -25,7 +25,7 @@ export function defaultPrivacyPolicy(language: Language, contactEmail: string | 
 <li>Rien n’est vendu ni utilisé pour de la publicité. Le seul témoin est celui de la session de la console.</li>
 </ul>
 <h2>Conservation et vos droits</h2>
-<p>Les données sont gardées tant que l’espace de travail existe. Pour consulter, corriger ou effacer vos données, écrivez à l’exploitant du service${contact ? html` : ${contact}` : ""}.</p>`;
+<p>Les données sont gardées tant que l’espace de travail existe. Pour consulter, corriger ou effacer vos données, écrivez à l’exploitant du service${contact ? html`&nbsp;: ${contact}` : ""}.</p>`;
   }
   return html`<p>This page says what data this service keeps, why, and who it passes any of it to.</p>
 <h2>What is kept</h2>
@@ -52,19 +52,19 @@ export function defaultTermsOfService(language: Language, contactEmail: string |
     return html`<p>En utilisant ce service (la console, l’API ou un assistant connecté), vous acceptez ces conditions.</p>
 <h2>Le service</h2>
 <ul>
-<li>Il trouve des entreprises locales, garde une liste de pistes et rédige des brouillons de courriels. Il n’envoie jamais de courriel : c’est vous qui envoyez, ou non.</li>
+<li>Il trouve des entreprises locales, garde une liste de pistes et rédige des brouillons de courriels. Il n’envoie jamais de courriel&nbsp;: c’est vous qui envoyez, ou non.</li>
 <li>Les données viennent de tiers (fournisseur de lieux, sites des entreprises) et peuvent être inexactes ou périmées. Relisez chaque brouillon avant de l’envoyer.</li>
 </ul>
 <h2>Vos obligations</h2>
 <ul>
-<li>Vous respectez les lois sur les messages commerciaux qui s’appliquent à vous (par exemple la LCAP au Canada, CAN-SPAM aux États-Unis, le RGPD en Europe) : identification de l’expéditeur, adresse postale, désabonnement honoré, liste de personnes à ne pas contacter tenue à jour.</li>
-<li>Les clés d’API sont des secrets côté serveur : ne les publiez pas et ne les mettez pas dans du code de navigateur.</li>
-<li>Pas d’usage abusif : les limites de débit et de coût s’appliquent ; l’exploitant peut suspendre un compte qui abuse du service.</li>
+<li>Vous respectez les lois sur les messages commerciaux qui s’appliquent à vous (par exemple la LCAP au Canada, CAN-SPAM aux États-Unis, le RGPD en Europe)&nbsp;: identification de l’expéditeur, adresse postale, désabonnement honoré, liste de personnes à ne pas contacter tenue à jour.</li>
+<li>Les clés d’API sont des secrets côté serveur&nbsp;: ne les publiez pas et ne les mettez pas dans du code de navigateur.</li>
+<li>Pas d’usage abusif&nbsp;: les limites de débit et de coût s’appliquent&nbsp;; l’exploitant peut suspendre un compte qui abuse du service.</li>
 </ul>
 <h2>Crédits</h2>
-<p>Une recherche coûte au plus 1 crédit par nouvelle entreprise retournée, un brouillon 1 crédit ; rien n’est facturé deux fois. Les crédits achetés ne sont remboursés que selon ce que l’exploitant accepte.</p>
+<p>Une recherche coûte au plus 1 crédit par nouvelle entreprise retournée, un brouillon 1 crédit&nbsp;; rien n’est facturé deux fois. Les crédits achetés ne sont remboursés que selon ce que l’exploitant accepte.</p>
 <h2>Garantie</h2>
-<p>Le service est fourni tel quel, sans garantie de disponibilité ni de résultat. Questions : l’exploitant du service${contact ? html`, ${contact}` : ""}.</p>`;
+<p>Le service est fourni tel quel, sans garantie de disponibilité ni de résultat. Questions&nbsp;: l’exploitant du service${contact ? html`, ${contact}` : ""}.</p>`;
   }
   return html`<p>By using this service (the console, the API or a connected assistant) you accept these terms.</p>
 <h2>The service</h2>

@@ -42,7 +42,7 @@ export function consentPage(context: PageContext, input: ConsentPageInput): stri
 <p>${t.t("consentScopes")}</p>
 <ul>${input.scopes.map((scope) => {
       const meaning = SCOPE_MEANINGS[scope];
-      return html`<li><code>${scope}</code>${meaning ? html`: ${t.t(meaning)}` : ""}</li>`;
+      return html`<li><code>${scope}</code>${meaning ? html`${t.colon} ${t.t(meaning)}` : ""}</li>`;
     })}</ul>
 ${notice("error", input.error ? t.t(input.error) : undefined)}
 <div class="card"><form method="post" action="authorize" class="stack">

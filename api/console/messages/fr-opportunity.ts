@@ -20,7 +20,7 @@ export const frOpportunity: Record<keyof typeof enOpportunity, string> = {
   dimensionReviews: "avis",
   reasonOldMedia: "photos les plus récentes vieilles de 3 ans ou plus",
   noReasons: "Rien de trouvé qui rapporte des points.",
-  notCheckedDimensions: "Non vérifié :",
+  notCheckedDimensions: "Non vérifié\u00a0:",
   coverageLine:
-    "Vérifié : {percent} % des points qui s'appliquent à cette entreprise. Ce qui n'a pas été vérifié ne compte ni pour ni contre elle.",
+    "Vérifié\u00a0: {percent}\u00a0% des points qui s'appliquent à cette entreprise. Ce qui n'a pas été vérifié ne compte ni pour ni contre elle.",
 };

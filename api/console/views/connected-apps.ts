@@ -19,7 +19,9 @@ ${
     ? html`<p class="card empty">${t.t("noConnectedApps")}</p>`
     : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("app")}</th><th scope="col">${t.t("workspace")}</th><th scope="col">${t.t("approvedOn")}</th></tr></thead><tbody>
 ${input.apps.map(
-  (app) => html`<tr><td>${app.client_name}<br><span class="muted small">${t.t("access")}: ${app.scope}</span>
+  (
+    app,
+  ) => html`<tr><td>${app.client_name}<br><span class="muted small">${t.t("access")}${t.colon} ${app.scope}</span>
 <form method="post" action="${CONSOLE_PREFIX}/account/apps/${app.grant_id}/revoke">${csrfField(context)}<button type="submit" class="danger">${t.t("disconnect")}<span class="visually-hidden"> ${app.client_name}</span></button></form></td>
 <td>${app.workspace_name}</td><td class="small">${t.date(app.approved_at)}</td></tr>`,
 )}

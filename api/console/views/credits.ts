@@ -53,9 +53,9 @@ function describe(t: Translator, entry: LedgerEntry): SafeHtml {
     case "dispute":
       return html`${t.t("disputeLine", { credits: entry.pack ?? 0 })}${shortfall}`;
     case "search_charge":
-      return html`${t.t("searchCharge")}: ${entry.subject ?? ""}`;
+      return html`${t.t("searchCharge")}${t.colon} ${entry.subject ?? ""}`;
     case "draft":
-      return html`${t.t("draftCharge")}: ${entry.subject ?? ""}`;
+      return html`${t.t("draftCharge")}${t.colon} ${entry.subject ?? ""}`;
   }
 }
 
@@ -77,7 +77,7 @@ export function creditsPage(context: PageContext, input: CreditsPageInput): stri
       )}</ul>
 <p class="muted small">${t.t("paymentNote")}</p></section>`
     : html`<p class="card" id="how-to-buy">${before}${operatorContact(t, input.operatorEmail)}${after}
-<span class="hint">${t.t("workspaceIdLabel")}: <code>${input.workspaceId}</code></span></p>`;
+<span class="hint">${t.t("workspaceIdLabel")}${t.colon} <code>${input.workspaceId}</code></span></p>`;
   const rows = history.entries.map(
     (entry) =>
       html`<tr><td class="small" data-label="${t.t("when")}">${t.date(entry.at)}</td><td data-label="${t.t("what")}">${describe(t, entry)}</td><td data-label="${t.t("amount")}">${signed(entry.credits)}</td></tr>`,

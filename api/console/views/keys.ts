@@ -33,7 +33,7 @@ ${cell(t.t("revoked"), key.revoked_at ? t.date(key.revoked_at) : html`<span clas
     html`${notice("ok", input.info)}${notice("error", input.error)}
 ${
   input.created
-    ? html`<section class="card" aria-labelledby="new-key"><h2 id="new-key">${t.t("keyCreated")}: ${input.created.name}</h2>
+    ? html`<section class="card" aria-labelledby="new-key"><h2 id="new-key">${t.t("keyCreated")}${t.colon} ${input.created.name}</h2>
 <p>${t.t("keyShownOnce")}</p>
 <div class="secret"><code id="new-key-value">${input.created.key}</code><button type="button" data-copy="new-key-value" data-copied="${t.t("copied")}">${t.t("copy")}</button></div></section>`
     : ""

@@ -25,11 +25,11 @@ export interface BulkDraftLine {
   reason?: string;
 }
 
-function bulkReport(lines: BulkDraftLine[] | undefined): SafeHtml {
+function bulkReport(t: Translator, lines: BulkDraftLine[] | undefined): SafeHtml {
   if (lines === undefined || lines.length === 0) return html``;
   return html`<ul class="card" id="bulk-report">${lines.map(
     (line) =>
-      html`<li data-outcome="${line.outcome}"><strong>${line.name}</strong>${line.reason ? html`: ${line.reason}` : ""}</li>`,
+      html`<li data-outcome="${line.outcome}"><strong>${line.name}</strong>${line.reason ? html`${t.colon} ${line.reason}` : ""}</li>`,
   )}</ul>`;
 }
 
@@ -75,7 +75,7 @@ export function leadsPage(
   return layout(
     { ...context, tab: "leads" },
     t.t("leads"),
-    html`${notice("ok", input.info)}${notice("error", input.error)}${bulkReport(input.bulk)}<div class="actions toolbar"><form class="inline" method="get" action="${base}">
+    html`${notice("ok", input.info)}${notice("error", input.error)}${bulkReport(t, input.bulk)}<div class="actions toolbar"><form class="inline" method="get" action="${base}">
 <div>${field(
       "status-filter",
       t.t("filterByStatus"),
@@ -149,8 +149,8 @@ function latestDraftSection(
   const { t } = context;
   if (draft === undefined) return html``;
   return html`<section class="card" aria-labelledby="latest-draft-title"><h2 id="latest-draft-title">${t.t("latestDraft")}</h2>
-<p class="muted small">${t.date(draft.created_at)} · ${languageName(t, draft.locale)} · ${t.t("factsUsed")}: ${draft.facts_used.map((key) => factLabel(t, key)).join(", ")}</p>
-<p><strong>${t.t("subject")}:</strong> <span id="latest-subject">${draft.subject}</span></p>
+<p class="muted small">${t.date(draft.created_at)} · ${languageName(t, draft.locale)} · ${t.t("factsUsed")}${t.colon} ${draft.facts_used.map((key) => factLabel(t, key)).join(", ")}</p>
+<p><strong>${t.t("subject")}${t.colon}</strong> <span id="latest-subject">${draft.subject}</span></p>
 <pre class="draft" id="latest-body">${draft.body}</pre>
 <div class="actions">${lead.email ? html`<a class="button primary" id="latest-mailto" href="${mailtoHref(lead.email, draft)}">${t.t("openInMailApp", { email: lead.email })}</a>` : ""}<button type="button" data-copy="latest-body" data-copied="${t.t("copied")}">${t.t("copyBody")}</button><button type="button" data-copy="latest-subject" data-copied="${t.t("copied")}">${t.t("copySubject")}</button></div>
 ${lead.email ? "" : html`<p class="muted small">${t.t("noAddressToSend")}</p>`}</section>`;
@@ -211,8 +211,8 @@ function earlierDraftsSection(context: PageContext, drafts: StoredDraft[]): Safe
 ${drafts.map(
   (
     draft,
-  ) => html`<article class="card"><p class="muted small">${t.date(draft.created_at)} · ${languageName(t, draft.locale)} · ${t.t("factsUsed")}: ${draft.facts_used.map((key) => factLabel(t, key)).join(", ")}</p>
-<h3>${t.t("subject")}: ${draft.subject}</h3><pre class="draft">${draft.body}</pre></article>`,
+  ) => html`<article class="card"><p class="muted small">${t.date(draft.created_at)} · ${languageName(t, draft.locale)} · ${t.t("factsUsed")}${t.colon} ${draft.facts_used.map((key) => factLabel(t, key)).join(", ")}</p>
+<h3>${t.t("subject")}${t.colon} ${draft.subject}</h3><pre class="draft">${draft.body}</pre></article>`,
 )}`;
 }
 

@@ -24,7 +24,7 @@ export function membersPage(
     html`${notice("ok", input.info)}${notice("error", input.error)}
 ${
   input.invite
-    ? html`<section class="card" aria-labelledby="invite-link"><h2 id="invite-link">${t.t("inviteCreated")}: ${input.invite.email}</h2>
+    ? html`<section class="card" aria-labelledby="invite-link"><h2 id="invite-link">${t.t("inviteCreated")}${t.colon} ${input.invite.email}</h2>
 <p>${t.t("inviteShownOnce")}</p>
 <div class="secret"><code id="invite-url">${input.invite.url}</code><button type="button" data-copy="invite-url" data-copied="${t.t("copied")}">${t.t("copy")}</button></div></section>`
     : ""

@@ -33,12 +33,12 @@ export function opportunityCell(t: Translator, opportunity: Opportunity): SafeHt
 export function opportunityBlock(t: Translator, opportunity: Opportunity): SafeHtml {
   const notChecked = opportunity.unknown.map((dimension) => t.t(DIMENSION_LABELS[dimension]));
   return html`<section class="card" id="opportunity" aria-labelledby="opportunity-title">
-<h2 id="opportunity-title">${t.t("opportunity")}: ${opportunity.score}/100 · ${t.t(TIER_LABELS[opportunity.tier])}</h2>
+<h2 id="opportunity-title">${t.t("opportunity")}${t.colon} ${opportunity.score}/100 · ${t.t(TIER_LABELS[opportunity.tier])}</h2>
 ${
   opportunity.reasons.length === 0
     ? html`<p class="muted">${t.t("noReasons")}</p>`
     : html`<ul class="reasons">${opportunity.reasons.map(
-        (reason) => html`<li>${reasonLabel(t, reason.fact)}: +${reason.points}</li>`,
+        (reason) => html`<li>${reasonLabel(t, reason.fact)}${t.colon} +${reason.points}</li>`,
       )}</ul>`
 }
 ${notChecked.length > 0 ? html`<p><strong>${t.t("notCheckedDimensions")}</strong> ${notChecked.join(", ")}</p>` : ""}

@@ -34,6 +34,6 @@ ${stat(t.t("keysInUse"), overview.active_keys, workspacePath(workspaceId, "keys"
 </ul>
 ${overview.free_trial ? html`<p class="muted">${t.t("freeTrial")}</p>` : ""}
 ${nextSteps(context, overview, workspaceId)}
-<p class="muted small">${t.t("workspaceId")}: <code>${workspaceId}</code></p>`,
+<p class="muted small">${t.t("workspaceId")}${t.colon} <code>${workspaceId}</code></p>`,
   );
 }

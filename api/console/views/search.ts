@@ -115,7 +115,7 @@ export function searchPage(
     { ...context, tab: "search" },
     t.t("search"),
     html`${notice("error", input.error)}
-<p class="muted">${t.t("searchIntro")} ${t.t("balance")}: <strong id="balance">${input.outcome?.balance ?? input.balance}</strong></p>
+<p class="muted">${t.t("searchIntro")} ${t.t("balance")}${t.colon} <strong id="balance">${input.outcome?.balance ?? input.balance}</strong></p>
 ${input.outcome ? results(context, input.workspaceId, input.outcome.response, input.outcome.balance) : ""}
 ${searchForm(context, input.workspaceId, input.freeTrial, values)}`,
   );

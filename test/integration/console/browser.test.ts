@@ -481,7 +481,7 @@ describe("the console in Chromium", () => {
     await page.goto(`${w}/leads/${leadWithWebsite}`);
     const evidence = await page.locator("dl.facts.small").textContent();
     expect(evidence).toContain("aucune balise <meta name=viewport>");
-    expect(evidence).toContain("tableau de mise en page à largeur fixe : <table width=900>");
+    expect(evidence).toContain("tableau de mise en page à largeur fixe\u00a0: <table width=900>");
     expect(
       await page.locator('section[aria-labelledby="latest-draft-title"] .muted').first().textContent(),
     ).toMatch(/Français · Faits utilisés ?: \S/);

@@ -118,7 +118,7 @@ describe("buying credits in Chromium", () => {
     await page.goto(`${t.baseUrl}/app/w/${workspace.workspaceId}/credits`);
     expect(await page.getAttribute("html", "lang")).toBe("fr");
     expect(await page.locator("h2#buy").textContent()).toBe("Acheter des crédits");
-    expect(await page.locator("tbody tr", { hasText: "Achat : 500 crédits" }).count()).toBe(1);
+    expect(await page.locator("tbody tr", { hasText: "Achat\u00a0: 500 crédits" }).count()).toBe(1);
     const text = String(await page.evaluate("document.body.innerText"));
     expect(ENGLISH_ONLY.filter((sentence) => text.includes(sentence))).toEqual([]);
     await checkConsolePage(page, "credits-fr");

@@ -67,7 +67,7 @@ afterAll(async () => {
 
 const path = (rest: string) => `/app/w/${workspace.workspaceId}/${rest}`;
 /** The page's text with tags and line breaks as single spaces. */
-const textOf = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const textOf = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/[^\S\u00a0]+/g, " ");
 
 describe("the opportunity score in the console", () => {
   it("on the lead page: the score, the tier and each reason in words, in English", async () => {
@@ -132,11 +132,11 @@ describe("the opportunity score in the console", () => {
   it("in French: the reasons and what was not checked in words", async () => {
     await browser.submit("/app/account", "/app/account/profile", { name: "Score Member", language: "fr" });
     const old = textOf((await browser.get(path(`leads/${ids.old}`))).body);
-    expect(old).toContain("Potentiel: 50/100 · Moyen");
-    expect(old).toContain("pas de réglage pour mobile: +20");
-    expect(old).toContain("pas de version française: +10");
+    expect(old).toContain("Potentiel\u00a0: 50/100 · Moyen");
+    expect(old).toContain("pas de réglage pour mobile\u00a0: +20");
+    expect(old).toContain("pas de version française\u00a0: +10");
     const unaudited = textOf((await browser.get(path(`leads/${ids.unaudited}`))).body);
-    expect(unaudited).toContain("Non vérifié : présence en ligne, sécurité (HTTPS), téléphones");
+    expect(unaudited).toContain("Non vérifié\u00a0: présence en ligne, sécurité (HTTPS), téléphones");
     const list = textOf((await browser.get(path("leads?sort=score"))).body);
     expect(list).toContain("50 Moyen");
     expect(list).toContain("0 Non vérifié");
