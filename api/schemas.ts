@@ -2,21 +2,24 @@ import { z } from "zod";
 import { type ErrorCode, errorStatus } from "../shared/errors.ts";
 
 /**
- * One error object schema per operation, named `<OperationId>ErrorResponse` in the document, its
- * `code` the enum of exactly the codes that operation can answer (generated clients get a closed
- * union per operation). Never named `Error`: that would shadow the language's own `Error` in
- * generated code. Kept per name so that every app built in one process shares one zod schema (a
- * registry id can be registered once).
+ * One error object schema per operation and status, named `<OperationId><Status>ErrorResponse` in
+ * the document, its `code` the enum of exactly the codes that operation answers with that status
+ * (a generated client gets a closed union per answer: a 400 never lists `internal_error`). Built
+ * from two sources only: the spec's table of code -> status (`errorStatus`, which the error handler
+ * answers with) and the codes the route declares. Never named `Error`: that would shadow the
+ * language's own `Error` in generated code. Kept per name so that every app built in one process
+ * shares one zod schema (a registry id can be registered once).
  */
 const errorSchemas = new Map<string, { codes: readonly ErrorCode[]; schema: z.ZodType }>();
+const declaredCodes = new Map<string, readonly ErrorCode[]>();
 
 /** The error codes an operation declared through `errorResponses`. */
 export const declaredErrorCodes = (operationId: string): readonly ErrorCode[] =>
-  errorSchemas.get(operationId)?.codes ?? [];
+  declaredCodes.get(operationId) ?? [];
 
-function errorSchemaOf(operationId: string, codes: readonly ErrorCode[]): z.ZodType {
-  const name = `${operationId[0]!.toUpperCase()}${operationId.slice(1)}ErrorResponse`;
-  const known = errorSchemas.get(operationId);
+function errorSchemaOf(operationId: string, status: number, codes: readonly ErrorCode[]): z.ZodType {
+  const name = `${operationId[0]!.toUpperCase()}${operationId.slice(1)}${status}ErrorResponse`;
+  const known = errorSchemas.get(name);
   if (known) {
     if (known.codes.join() !== codes.join())
       throw new Error(`${name} is declared twice with different codes`);
@@ -27,32 +30,40 @@ function errorSchemaOf(operationId: string, codes: readonly ErrorCode[]): z.ZodT
       error: z.object({
         code: z
           .enum(codes as [ErrorCode, ...ErrorCode[]])
-          .describe("Machine-readable error code: one of those this operation can answer"),
+          .describe(`Machine-readable error code: one of those this operation answers with status ${status}`),
         message: z.string().describe("Human-readable explanation"),
       }),
     })
-    .meta({ id: name, description: `The error object of ${operationId}` });
-  errorSchemas.set(operationId, { codes, schema });
+    .meta({ id: name, description: `The error object of ${operationId} with status ${status}` });
+  errorSchemas.set(name, { codes, schema });
   return schema;
 }
 
-/**
- * Response entries for the listed error codes, grouped by status, for a route's
- * `schema.response`: what is documented is exactly what the error handler can send.
- */
-export function errorResponses(operationId: string, codes: readonly ErrorCode[]): Record<number, unknown> {
-  const unique = [...new Set(codes)];
-  const schema = errorSchemaOf(operationId, unique);
+/** The codes grouped by the status each is answered with (the spec's table), in the given order. */
+function codesByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of unique) {
+  for (const code of new Set(codes)) {
     const status = errorStatus[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  return byStatus;
+}
+
+/**
+ * Response entries for the listed error codes, one per status, for a route's `schema.response`:
+ * what is documented under a status is exactly what the error handler can send with it.
+ */
+export function errorResponses(operationId: string, codes: readonly ErrorCode[]): Record<number, unknown> {
+  const unique = [...new Set(codes)];
+  const known = declaredCodes.get(operationId);
+  if (known && known.join() !== unique.join())
+    throw new Error(`${operationId} declares two lists of error codes`);
+  declaredCodes.set(operationId, unique);
   const responses: Record<number, unknown> = {};
-  for (const [status, statusCodes] of byStatus) {
+  for (const [status, statusCodes] of codesByStatus(unique)) {
     responses[status] = {
       description: `Error: ${statusCodes.join(" or ")}`,
-      content: { "application/json": { schema } },
+      content: { "application/json": { schema: errorSchemaOf(operationId, status, statusCodes) } },
     };
   }
   return responses;

@@ -51,7 +51,7 @@ async function openApiPlugin(app: FastifyInstance, options: OpenApiOptions): Pro
           "",
           "Unknown query parameters are refused on every route of this document: 400 invalid_request naming the parameter.",
           "",
-          "Every error response is `{ error: { code, message } }`; each operation's `code` is the enum of the codes it can answer. The markdown reference is at GET /v1/docs.",
+          "Every error response is `{ error: { code, message } }`; under each error status, `code` is the enum of the codes the operation answers with that status. The markdown reference is at GET /v1/docs.",
         ].join("\n"),
       },
       servers: [

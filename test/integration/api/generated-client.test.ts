@@ -114,10 +114,10 @@ import createClient from "openapi-fetch";
 import type { components, paths } from "./client/schema.js";
 
 type Schemas = components["schemas"];
-type LeadErrorCode = Schemas["GetLeadErrorResponse"]["error"]["code"];
-const notFoundIsACode: "lead_not_found" extends LeadErrorCode ? true : never = true;
-// @ts-expect-error a code the operation cannot answer is not in its union
-const notACode: LeadErrorCode = "generation_failed";
+type LeadNotFoundCode = Schemas["GetLead404ErrorResponse"]["error"]["code"];
+const notFoundIsACode: "lead_not_found" extends LeadNotFoundCode ? true : never = true;
+// @ts-expect-error a code the operation answers with another status is not in this status's union
+const notACode: LeadNotFoundCode = "internal_error";
 
 export async function mainFlow(baseUrl: string, key: string) {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${key}\` } });
@@ -149,7 +149,7 @@ export async function mainFlow(baseUrl: string, key: string) {
   const absent = await client.GET("/v1/leads/{id}", {
     params: { path: { id: "00000000-0000-4000-8000-000000000000" } },
   });
-  const code: LeadErrorCode | undefined = absent.error?.error.code;
+  const code: string | undefined = absent.error?.error.code;
   return {
     search,
     page,
@@ -174,7 +174,7 @@ import {
 } from "./client/sdk.gen.js";
 import type {
   Credits,
-  GetLeadErrorResponse,
+  GetLead404ErrorResponse,
   LeadDetail,
   LeadPage,
   OutreachDraft,
@@ -182,11 +182,11 @@ import type {
   SearchResponse,
 } from "./client/types.gen.js";
 
-// Compile-time facts of the document: each operation's error code is a closed union.
-type LeadErrorCode = GetLeadErrorResponse["error"]["code"];
-const notFoundIsACode: "lead_not_found" extends LeadErrorCode ? true : never = true;
-// @ts-expect-error a code the operation cannot answer is not in its union
-const notACode: LeadErrorCode = "generation_failed";
+// Compile-time facts of the document: each answer's error code is a closed union of its status's codes.
+type LeadNotFoundCode = GetLead404ErrorResponse["error"]["code"];
+const notFoundIsACode: "lead_not_found" extends LeadNotFoundCode ? true : never = true;
+// @ts-expect-error a code the operation answers with another status is not in this status's union
+const notACode: LeadNotFoundCode = "internal_error";
 
 export interface FlowResult {
   search: SearchResponse;
@@ -194,8 +194,8 @@ export interface FlowResult {
   lead: LeadDetail;
   draft: OutreachDraft;
   credits: Credits;
-  missing: { status: number; code: LeadErrorCode | undefined };
-  checks: [boolean, LeadErrorCode];
+  missing: { status: number; code: string | undefined };
+  checks: [boolean, LeadNotFoundCode];
 }
 
 export async function mainFlow(baseUrl: string, key: string): Promise<FlowResult> {

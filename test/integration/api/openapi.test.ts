@@ -216,18 +216,18 @@ describe("named schemas", () => {
   });
 
   it.each(SPEC_ROUTES.filter((route) => route.auth))(
-    "$method $path: error code is the enum of exactly the codes it can answer",
+    "$method $path: each error status's code is the enum of exactly the codes it answers with that status",
     ({ method, path, errors }) => {
       const op = operation(path, method);
-      const expected = [...Object.values(errors), ...Object.values(COMMON_AUTHENTICATED_ERRORS)].flat();
       for (const [status, response] of Object.entries(op.responses)) {
         if (!/^[45]/.test(status)) continue;
+        const expected = [errors[Number(status)], COMMON_AUTHENTICATED_ERRORS[Number(status)]].flat();
         const schema = resolve(response.content!["application/json"]!.schema!);
         const error = resolve((schema.properties as Record<string, Json>).error!);
         const code = (error.properties as Record<string, Json>).code!;
         expect(code.type).toBe("string");
         expect([...(code.enum as string[])].sort(), `${method} ${path} ${status}`).toEqual(
-          [...new Set(expected)].sort(),
+          [...new Set(expected.filter((known) => known !== undefined))].sort(),
         );
       }
     },
