@@ -7,14 +7,10 @@
  * Loaded by the piscina task through plain Node type stripping: erasable TypeScript only.
  */
 import { getDomain, parse as parseHost } from "tldts";
+import type { EmailChosenBy, EmailEvidence, EmailRejection, EmailSource } from "../db/site-audit-json.ts";
 
-/** Where an address was found on the page. */
-export type EmailSource = "mailto" | "json_ld" | "microdata" | "cloudflare" | "text";
-
-/** Why the choice fell on the address. */
-export type EmailChosenBy = "own_domain" | "role_address" | "contact_context";
-
-type EmailRejection = "invalid" | "too_long" | "placeholder" | "platform" | "automated" | "site_credit";
+// The evidence of the chosen address is stored with the audit (site-audit-json.ts).
+export type { EmailChosenBy, EmailEvidence, EmailSource } from "../db/site-audit-json.ts";
 
 /** One address as the walk saw it, before any rule is applied. */
 export interface EmailFinding {
@@ -27,16 +23,6 @@ export interface EmailFinding {
   before: string;
   /** For a `mailto:` href: the link's own visible text (whitespace collapsed; "" for an icon). */
   linkText?: string;
-}
-
-export interface EmailEvidence {
-  /** Every source the chosen address was found in, strongest first; empty when none was chosen. */
-  email_found_in: EmailSource[];
-  email_chosen_by: EmailChosenBy | null;
-  /** The other acceptable addresses seen (not chosen), at most MAX_LISTED. */
-  email_other_candidates: Array<{ address: string; source: EmailSource }>;
-  /** Addresses seen and refused, with why, at most MAX_LISTED. */
-  email_rejected: Array<{ address: string; reason: EmailRejection }>;
 }
 
 export interface ContactEmail {

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
 import type { Language } from "../languages.ts";
+import type { AuditEvidence, AuditSignals } from "./site-audit-json.ts";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
