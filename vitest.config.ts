@@ -29,6 +29,8 @@ export default defineConfig({
             "test/integration/db/**/*.test.ts",
             // The console in embedded mode: the same pages over PGlite.
             "test/integration/console/pages.test.ts",
+            // The do-not-contact list's one-statement import, cap and pages on both databases.
+            "test/integration/console/suppression-list.test.ts",
           ],
           env: { TEST_DATABASE: "pglite" },
         },

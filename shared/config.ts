@@ -150,6 +150,7 @@ const configSchema = z.object({
   SIGNUP: optionalString.pipe(z.enum(["invite", "open"]).default("invite")),
   ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR: positiveInt(10),
   INVITES_PER_HOUR: positiveInt(20),
+  SUPPRESSIONS_MAX_PER_WORKSPACE: positiveInt(20_000),
   KEY_USAGE_FLUSH_MS: positiveInt(10_000),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: positiveInt(30 * 24 * 3600),
@@ -304,6 +305,8 @@ export interface Config {
   accountMailPerAddressPerHour: number;
   /** Invites a member may send per hour, and a workspace may send per hour (each is a mail). */
   invitesPerHour: number;
+  /** Entries a workspace's do-not-contact list may hold (an addition past it adds nothing: 400). */
+  suppressionsPerWorkspace: number;
   /** How often API keys' last use is written (usage is kept in memory in between). */
   keyUsageFlushMs: number;
   /** Lifetimes of the OAuth tokens issued to assistant clients. */
@@ -471,6 +474,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     signUp: e.SIGNUP,
     accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
     invitesPerHour: e.INVITES_PER_HOUR,
+    suppressionsPerWorkspace: e.SUPPRESSIONS_MAX_PER_WORKSPACE,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     oauth: {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

@@ -37,7 +37,9 @@ export type RefusalReason =
   | "wrong_account"
   | "sign_up_invalid"
   | "reset_invalid"
-  | "invite_invalid";
+  | "invite_invalid"
+  /** The do-not-contact list would pass SUPPRESSIONS_MAX_PER_WORKSPACE. */
+  | "list_full";
 
 export class ApiError extends Error {
   readonly code: ErrorCode;

@@ -340,7 +340,9 @@ const suppressionRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (
     },
     async (request, reply) => {
       await requireWorkspace(db, request.params.id);
-      const { entry, created } = await addSuppression(db, request.params.id, request.body, null);
+      const { entry, created } = await addSuppression(db, request.params.id, request.body, null, {
+        maxEntries: services.config.suppressionsPerWorkspace,
+      });
       // The same entry added twice is kept once: 200 with the first one.
       return reply.code(created ? 201 : 200).send(suppressionJson(entry));
     },

@@ -18,6 +18,7 @@ export const REFUSAL_MESSAGES: Record<RefusalReason, MessageKey> = {
   sign_up_invalid: "signUpInvalid",
   reset_invalid: "resetInvalid",
   invite_invalid: "inviteInvalid",
+  list_full: "suppressionListFull",
 };
 
 /** The reason of a refusal, or undefined for any other error (which the page rethrows). */

@@ -9,7 +9,7 @@ import { ApiError } from "../errors.ts";
 import type { Language } from "../languages.ts";
 import { markLeadDrafted } from "../leads/leads.ts";
 import type { DraftMetrics, DraftOutcomeLabel } from "../metrics.ts";
-import { loadSuppressionList } from "../suppressions/suppressions.ts";
+import { loadSuppressionsFor } from "../suppressions/suppressions.ts";
 import { findDraftProblems } from "./check-draft.ts";
 import { insertDraft } from "./drafts.ts";
 import { explainNoFacts, selectFacts } from "./facts.ts";
@@ -89,14 +89,12 @@ async function produceDraft(
     (await readCurrentAudits(db, [{ placeId: lead.place_id, website: lead.website }])).get(lead.place_id) ??
     null;
   // Checked before any credit is held or any model is asked: a suppressed lead costs nothing.
-  const suppressions = await loadSuppressionList(db, workspaceId);
-  if (
-    suppressions.matches({
-      placeId: lead.place_id,
-      website: lead.website,
-      email: contactEmailOf(audit ?? undefined),
-    })
-  ) {
+  const subject = {
+    placeId: lead.place_id,
+    website: lead.website,
+    email: contactEmailOf(audit ?? undefined),
+  };
+  if ((await loadSuppressionsFor(db, workspaceId, [subject])).matches(subject)) {
     throw new ApiError(
       "lead_not_unlocked",
       "This lead is on the workspace's suppression list (do not contact): no draft is written for it. Nothing was charged.",

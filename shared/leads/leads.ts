@@ -6,10 +6,10 @@ import type { Database, OutreachStatus } from "../db/schema.ts";
 import { PLACE_DATA_SELECTION, type PlaceData } from "../places/places-repository.ts";
 import { type Opportunity, scoreOpportunity } from "../scoring/opportunity.ts";
 import {
-  loadSuppressionList,
+  loadSuppressionsFor,
+  matchingSuppressionEntriesSql,
   type SuppressionEntryRows,
   type SuppressionList,
-  suppressionEntriesSql,
   suppressionListOf,
 } from "../suppressions/suppressions.ts";
 import { encodeCursor, type LeadCursor } from "./cursor.ts";
@@ -48,8 +48,8 @@ const summaryColumns = [
  * Everything the page needs comes in this one statement, because on a busy node each round trip
  * to the database costs more than the query itself (bench/leads-list.bench.ts): each lead's
  * contact address (the audit rule of shared/audit/cache.ts) and, on the first row only, the
- * workspace's do-not-contact entries (read once by the statement), matched in memory as every
- * other reader of the list does.
+ * do-not-contact entries that could match the page's leads (read once by the statement through
+ * the list's index, never the whole list), matched in memory as every other reader of the list does.
  */
 export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
   const after = page.after
@@ -81,7 +81,11 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
     )
     select id, place_id, name, category, address, website, phone, outreach_status, added_at,
       ${currentContactEmailSql(sql.ref("walk.place_id"), sql.ref("walk.website"))} as email,
-      case when walk.n = 1 then ${suppressionEntriesSql(workspaceId)} end as suppression_entries
+      case when walk.n = 1 then ${matchingSuppressionEntriesSql(
+        workspaceId,
+        sql`select walk.place_id, walk.website,
+          ${currentContactEmailSql(sql.ref("walk.place_id"), sql.ref("walk.website"))} as email from walk`,
+      )} end as suppression_entries
     from walk
     order by walk.added_at desc, walk.id desc`;
 }
@@ -129,7 +133,13 @@ export async function findLeadDetail(
   return {
     ...summary,
     email,
-    outreach_status: statusOf(summary, email, await loadSuppressionList(db, workspaceId)),
+    outreach_status: statusOf(
+      summary,
+      email,
+      await loadSuppressionsFor(db, workspaceId, [
+        { placeId: summary.place_id, website: summary.website, email },
+      ]),
+    ),
     ...websiteFlags(summary.website, audit?.outcome === "ok" ? audit.signals : null),
     ...emailProvenance(audit),
     opportunity: opportunityOf({ website: summary.website, country, user_rating_count }, audit, now),

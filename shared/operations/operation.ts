@@ -73,7 +73,7 @@ export const READ_ONLY_TOOL: McpToolAnnotations = {
 
 /** What operations run on: built once per process (the API's `Services` is one). */
 export interface OperationServices {
-  config: { searchCheckBudgetMs: number; searchMatchGraceMs: number };
+  config: { searchCheckBudgetMs: number; searchMatchGraceMs: number; suppressionsPerWorkspace: number };
   db: Db;
   rateLimiter: RateLimiter;
   /** Console members' own per-minute budget (a person's clicks are not a script's calls). */

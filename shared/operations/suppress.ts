@@ -2,14 +2,15 @@ import { z } from "zod";
 import { ApiError } from "../errors.ts";
 import { findLeadDetail } from "../leads/leads.ts";
 import { type SuppressionRequest, suppressionRequestSchema } from "../suppressions/schemas.ts";
-import { addSuppression, removeSuppression } from "../suppressions/suppressions.ts";
+import { addSuppressions, removeSuppression } from "../suppressions/suppressions.ts";
 import { leadIdInput } from "./get-lead.ts";
 import { defineOperation } from "./operation.ts";
 
 /**
  * The do-not-contact list's console operations (DESIGN "Lawful outreach"): add entries (one
  * typed, or a pasted CSV), remove one, and a lead's "Do not contact" button. Console-only: no /v1
- * route or MCP tool changes the list (operators have /admin).
+ * route or MCP tool changes the list (operators have /admin). An addition that would take the list
+ * past SUPPRESSIONS_MAX_PER_WORKSPACE adds nothing: 400 invalid_request, reason `list_full`.
  */
 
 const memberInput = z.uuid().describe("The member adding the entries (who, on the list)");
@@ -28,12 +29,9 @@ export const suppressOperation = defineOperation({
   bucket: "read",
   cost: { credits: () => 0 },
   async run({ principal, services }, { entries, added_by_member_id }) {
-    let added = 0;
-    for (const entry of entries) {
-      if ((await addSuppression(services.db, principal.workspaceId, entry, added_by_member_id)).created)
-        added += 1;
-    }
-    return { added, known: entries.length - added };
+    return addSuppressions(services.db, principal.workspaceId, entries, added_by_member_id, {
+      maxEntries: services.config.suppressionsPerWorkspace,
+    });
   },
 });
 
@@ -67,14 +65,13 @@ export const suppressLeadOperation = defineOperation({
     if (!lead) throw new ApiError("lead_not_found", "No lead with this id in your workspace.");
     const entries: SuppressionRequest[] = [{ place_id: lead.place_id }];
     if (lead.email !== null) entries.push({ email: lead.email });
-    for (const entry of entries) {
-      await addSuppression(
-        services.db,
-        principal.workspaceId,
-        reason ? { ...entry, reason } : entry,
-        added_by_member_id,
-      );
-    }
+    await addSuppressions(
+      services.db,
+      principal.workspaceId,
+      entries.map((entry) => (reason ? { ...entry, reason } : entry)),
+      added_by_member_id,
+      { maxEntries: services.config.suppressionsPerWorkspace },
+    );
     return { entries: entries.length };
   },
 });

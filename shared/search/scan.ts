@@ -103,7 +103,7 @@ export interface ScanDeps {
    */
   suppression?: {
     withoutSuppressed(candidates: PlaceCandidate[]): Promise<PlaceCandidate[]>;
-    coversAudit(audit: SiteAudit): boolean;
+    coversAudit(audit: SiteAudit): Promise<boolean>;
   };
 }
 
@@ -367,16 +367,16 @@ export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Pr
         deps.checkDeadline,
         { rank: check.rank },
       )
-      .then(
-        (audit) =>
-          audit !== null && deps.suppression?.coversAudit(audit)
-            ? state.exclude(check)
-            : state.settle(check, audit),
-        (error: unknown) => {
-          deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
-          state.fail(check);
-        },
+      .then(async (audit) =>
+        audit !== null && (await deps.suppression?.coversAudit(audit))
+          ? state.exclude(check)
+          : state.settle(check, audit),
       )
+      .catch((error: unknown) => {
+        // The audit, or the suppression lookup of the address it found: the place may well match.
+        deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
+        state.fail(check);
+      })
       .finally(() => inFlight.delete(settled));
     inFlight.add(settled);
   };

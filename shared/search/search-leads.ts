@@ -14,7 +14,7 @@ import { type LeadSummary, opportunityOf } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
 import type { PlaceCandidate, PlacesProvider } from "../places/types.ts";
 import type { Opportunity } from "../scoring/opportunity.ts";
-import { loadSuppressionList } from "../suppressions/suppressions.ts";
+import { hasSuppressions, loadSuppressionsFor } from "../suppressions/suppressions.ts";
 import { requireWorkspace } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
 import { scanCandidates, type TruncationReason } from "./scan.ts";
@@ -130,28 +130,31 @@ async function runSearch(
   const allowLiveCheck = guard ? () => guard.trySpend(workspace, "live_checks") : undefined;
 
   // The suppression list: its places, addresses (those known from cached audits or found by this
-  // search's checks) and domains are dropped before they are counted, charged or returned.
-  const suppressions = await loadSuppressionList(deps.db, workspaceId);
-  const suppression =
-    suppressions.size === 0
-      ? undefined
-      : {
-          async withoutSuppressed(candidates: PlaceCandidate[]) {
-            const emails = await readCurrentContactEmails(
-              deps.db,
-              candidates.map((candidate) => ({ placeId: candidate.placeId, website: candidate.website })),
-            );
-            return candidates.filter(
-              (candidate) =>
-                !suppressions.matches({
-                  placeId: candidate.placeId,
-                  website: candidate.website,
-                  email: emails.get(candidate.placeId) ?? null,
-                }),
-            );
-          },
-          coversAudit: (audit: SiteAudit) => suppressions.coversEmail(contactEmailOf(audit)),
-        };
+  // search's checks) and domains are dropped before they are counted, charged or returned. Only the
+  // entries that could match a page's candidates are read (an indexed lookup), never the whole list.
+  const suppression = !(await hasSuppressions(deps.db, workspaceId))
+    ? undefined
+    : {
+        async withoutSuppressed(candidates: PlaceCandidate[]) {
+          const emails = await readCurrentContactEmails(
+            deps.db,
+            candidates.map((candidate) => ({ placeId: candidate.placeId, website: candidate.website })),
+          );
+          const subjects = candidates.map((candidate) => ({
+            placeId: candidate.placeId,
+            website: candidate.website,
+            email: emails.get(candidate.placeId) ?? null,
+          }));
+          const suppressions = await loadSuppressionsFor(deps.db, workspaceId, subjects);
+          return candidates.filter((_, index) => !suppressions.matches(subjects[index]!));
+        },
+        async coversAudit(audit: SiteAudit) {
+          const email = contactEmailOf(audit);
+          if (email === null) return false;
+          const subject = { placeId: audit.place_id, website: null, email };
+          return (await loadSuppressionsFor(deps.db, workspaceId, [subject])).coversEmail(email);
+        },
+      };
 
   const started = Date.now();
   const scan = await scanCandidates(request, {

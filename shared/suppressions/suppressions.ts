@@ -1,6 +1,6 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { SuppressionKind } from "../db/schema.ts";
+import type { Database, SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { memberEmail } from "../workspaces/members.ts";
 import { registrableDomainOf, type SuppressionRequest } from "./schemas.ts";
@@ -64,8 +64,64 @@ const toEntry = ({ member_email, ...row }: EntryRow): SuppressionEntry => ({
   added_by: member_email ?? OPERATOR,
 });
 
+/** What the workspace's list may not grow past (SUPPRESSIONS_MAX_PER_WORKSPACE). */
+export interface SuppressionCap {
+  maxEntries: number;
+}
+
 /**
- * Adds an entry; adding one that is already there (same kind and value, whatever the case) keeps
+ * Adds entries in one statement (a multi-row insert that keeps what is already there: same kind
+ * and value, whatever the case, keeps the first). The workspace's additions are serialized by a
+ * transaction-scoped lock, so two imports cannot pass the cap together; an addition that would
+ * take the list past it adds nothing and answers 400 `invalid_request` (reason `list_full`).
+ */
+export async function addSuppressions(
+  db: Db,
+  workspaceId: string,
+  requests: readonly SuppressionRequest[],
+  addedByMemberId: string | null,
+  cap: SuppressionCap,
+): Promise<{ added: number; known: number }> {
+  const rows = new Map<string, { kind: SuppressionKind; value: string; reason: string | null }>();
+  for (const request of requests) {
+    const { kind, value } = entryOf(request);
+    const key = `${kind}:${value.toLowerCase()}`;
+    const reason = request.reason === undefined || request.reason === "" ? null : request.reason;
+    if (!rows.has(key)) rows.set(key, { kind, value, reason });
+  }
+  if (rows.size === 0) return { added: 0, known: requests.length };
+  const added = await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`suppressions:${workspaceId}`}, 0))`.execute(
+      trx,
+    );
+    const before = await countSuppressions(trx, workspaceId);
+    const inserted = await trx
+      .insertInto("suppressions")
+      .values(
+        [...rows.values()].map((row) => ({
+          workspace_id: workspaceId,
+          ...row,
+          added_by_member_id: addedByMemberId,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .returning("id")
+      .execute();
+    if (before + inserted.length > cap.maxEntries) {
+      // Thrown inside the transaction: nothing of this addition stays.
+      throw new ApiError(
+        "invalid_request",
+        `The do-not-contact list holds at most ${cap.maxEntries} entries; it has ${before}, and this would add ${inserted.length}. Nothing was added.`,
+        { reason: "list_full" },
+      );
+    }
+    return inserted.length;
+  });
+  return { added, known: requests.length - added };
+}
+
+/**
+ * Adds one entry; adding one that is already there (same kind and value, whatever the case) keeps
  * the first and answers it, with `created: false`.
  */
 export async function addSuppression(
@@ -73,34 +129,98 @@ export async function addSuppression(
   workspaceId: string,
   request: SuppressionRequest,
   addedByMemberId: string | null,
+  cap: SuppressionCap,
 ): Promise<{ entry: SuppressionEntry; created: boolean }> {
   const { kind, value } = entryOf(request);
-  const inserted = await db
-    .insertInto("suppressions")
-    .values({
-      workspace_id: workspaceId,
-      kind,
-      value,
-      reason: request.reason === undefined || request.reason === "" ? null : request.reason,
-      added_by_member_id: addedByMemberId,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning("id")
-    .executeTakeFirst();
+  const { added } = await addSuppressions(db, workspaceId, [request], addedByMemberId, cap);
   const entry = await entriesQuery(db, workspaceId)
     .where("suppressions.kind", "=", kind)
     .where((eb) => eb(eb.fn("lower", ["suppressions.value"]), "=", value.toLowerCase()))
     .executeTakeFirstOrThrow();
-  return { entry: toEntry(entry), created: inserted !== undefined };
+  return { entry: toEntry(entry), created: added === 1 };
 }
 
-/** The workspace's entries, newest first. */
+export async function countSuppressions(
+  db: Db | Transaction<Database>,
+  workspaceId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom("suppressions")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** The workspace's entries, newest first (every one: the admin API's listing). */
 export async function listSuppressions(db: Db, workspaceId: string): Promise<SuppressionEntry[]> {
   const rows = await entriesQuery(db, workspaceId)
     .orderBy("suppressions.created_at", "desc")
     .orderBy("suppressions.id", "desc")
     .execute();
   return rows.map(toEntry);
+}
+
+/** Where a page of the list starts: after this entry, newest first. */
+export interface SuppressionCursor {
+  createdAt: Date;
+  id: string;
+}
+
+const CURSOR_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const encodeSuppressionCursor = (cursor: SuppressionCursor): string =>
+  `${cursor.createdAt.toISOString()}_${cursor.id}`;
+
+/** Null for anything encodeSuppressionCursor could not have written (a hand-edited link). */
+export function decodeSuppressionCursor(raw: string): SuppressionCursor | null {
+  const [timestamp = "", id = "", ...rest] = raw.split("_");
+  const createdAt = new Date(timestamp);
+  if (rest.length > 0 || !CURSOR_UUID.test(id) || Number.isNaN(createdAt.getTime())) return null;
+  if (createdAt.toISOString() !== timestamp || createdAt.getUTCFullYear() < 2000) return null;
+  return { createdAt, id };
+}
+
+/**
+ * One page of the list, newest first (keyset: after the cursor's entry), its entries containing
+ * `search` (in the value or the reason, whatever the case) when one is given.
+ */
+export async function listSuppressionPage(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; after: SuppressionCursor | null; search: string },
+): Promise<{ entries: SuppressionEntry[]; next: SuppressionCursor | null }> {
+  let query = entriesQuery(db, workspaceId);
+  const search = page.search.trim().toLowerCase();
+  if (search !== "") {
+    const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb(eb.fn("lower", ["suppressions.value"]), "like", pattern),
+        eb(eb.fn("lower", ["suppressions.reason"]), "like", pattern),
+      ]),
+    );
+  }
+  const { after } = page;
+  if (after !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("suppressions.created_at", "<", after.createdAt),
+        eb.and([eb("suppressions.created_at", "=", after.createdAt), eb("suppressions.id", "<", after.id)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy("suppressions.created_at", "desc")
+    .orderBy("suppressions.id", "desc")
+    .limit(page.limit + 1)
+    .execute();
+  const entries = rows.slice(0, page.limit).map(toEntry);
+  const last = entries.at(-1);
+  return {
+    entries,
+    next: rows.length > page.limit && last ? { createdAt: last.created_at, id: last.id } : null,
+  };
 }
 
 /** Removes one entry of the workspace; 404 `not_found` when it has none with this id. */
@@ -115,7 +235,7 @@ export async function removeSuppression(db: Db, workspaceId: string, entryId: st
   }
 }
 
-/** The workspace's list in memory, for checking many leads at once (a search's candidates, a page of leads). */
+/** Entries in memory, for checking many leads at once (a search's candidates, a page of leads). */
 export interface SuppressionList {
   readonly size: number;
   matches(subject: SuppressionSubject): boolean;
@@ -123,26 +243,106 @@ export interface SuppressionList {
   coversEmail(email: string | null): boolean;
 }
 
-export async function loadSuppressionList(db: Db, workspaceId: string): Promise<SuppressionList> {
+/** Whether the workspace has any entry (a search with none skips every lookup). */
+export async function hasSuppressions(db: Db, workspaceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("suppressions")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The entries that could match these subjects, read through the (workspace, kind, lower(value))
+ * index: their places, their addresses, and every parent domain of their websites' and addresses'
+ * hosts. Never the whole list: a search or a page of leads reads a few rows, however long the
+ * list. The answer matches exactly as the whole list would for these subjects.
+ */
+export async function loadSuppressionsFor(
+  db: Db,
+  workspaceId: string,
+  subjects: readonly SuppressionSubject[],
+): Promise<SuppressionList> {
+  const places = new Set<string>();
+  const emails = new Set<string>();
+  const domains = new Set<string>();
+  const addDomainsOf = (host: string) => {
+    for (const domain of parentDomainsOf(host)) domains.add(domain);
+  };
+  for (const subject of subjects) {
+    places.add(subject.placeId.toLowerCase());
+    if (subject.email !== null) {
+      const address = subject.email.toLowerCase();
+      emails.add(address);
+      addDomainsOf(address.slice(address.lastIndexOf("@") + 1));
+    }
+    const host = hostOf(subject.website);
+    if (host !== null) addDomainsOf(host);
+  }
+  const wanted = (
+    [
+      ["place", places],
+      ["email", emails],
+      ["domain", domains],
+    ] as const
+  ).filter(([, values]) => values.size > 0);
+  if (wanted.length === 0) return suppressionListOf([]);
   const rows = await db
     .selectFrom("suppressions")
     .select(["kind", "value"])
     .where("workspace_id", "=", workspaceId)
+    .where((eb) =>
+      eb.or(
+        wanted.map(([kind, values]) =>
+          eb.and([eb("kind", "=", kind), eb(eb.fn("lower", ["value"]), "in", [...values])]),
+        ),
+      ),
+    )
     .execute();
   return suppressionListOf(rows);
 }
 
-/** The entries `suppressionEntriesSql` reads: `suppressionListOf` makes them a list. */
+/** A host and its parent domains, never a bare TLD: `a.b.acme.ca` -> a.b.acme.ca, b.acme.ca, acme.ca. */
+function parentDomainsOf(host: string): string[] {
+  const labels = host.toLowerCase().replace(/\.+$/, "").split(".");
+  const parents: string[] = [];
+  for (let index = 0; index < labels.length - 1; index += 1) parents.push(labels.slice(index).join("."));
+  return parents;
+}
+
+/** The entries `matchingSuppressionEntriesSql` reads: `suppressionListOf` makes them a list. */
 export type SuppressionEntryRows = { kind: SuppressionKind; value: string }[];
 
 /**
- * `loadSuppressionList`'s read inside another statement (the lead list's page, one round trip):
- * the workspace's entries as one JSON array, evaluated once per statement.
+ * `loadSuppressionsFor` inside another statement (the lead list's page, one round trip): the
+ * entries that could match the subjects (rows of place_id, website, email), as one JSON array.
+ * The hosts and their parent domains are taken apart in SQL as `parentDomainsOf` does, and the
+ * entries read through the (workspace, kind, lower(value)) index; the matching itself stays
+ * `suppressionListOf`'s (a host SQL reads differently, an IDN, only makes the pre-selection miss).
  */
-export function suppressionEntriesSql(workspaceId: string) {
+export function matchingSuppressionEntriesSql(
+  workspaceId: string,
+  subjects: RawBuilder<{ place_id: string; website: string | null; email: string | null }>,
+) {
   return sql<SuppressionEntryRows>`(
-    select coalesce(json_agg(json_build_object('kind', suppressions.kind, 'value', suppressions.value)), '[]'::json)
-    from suppressions where suppressions.workspace_id = ${workspaceId})`;
+    with subject as (${subjects}),
+    host as (
+      select rtrim(lower(substring(website from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)')), '.') as name
+      from subject
+      union
+      select rtrim(lower(substring(email from '@([^@]+)$')), '.') from subject),
+    parent as (
+      select array_to_string((string_to_array(host.name, '.'))[i:], '.') as name
+      from host, generate_series(1, coalesce(array_length(string_to_array(host.name, '.'), 1), 1) - 1) as i
+      where host.name is not null)
+    select coalesce(json_agg(json_build_object('kind', entry.kind, 'value', entry.value)), '[]'::json)
+    from suppressions as entry
+    where entry.workspace_id = ${workspaceId} and (
+      (entry.kind = 'place' and lower(entry.value) in (select lower(place_id) from subject))
+      or (entry.kind = 'email' and lower(entry.value) in (select lower(email) from subject where email is not null))
+      or (entry.kind = 'domain' and lower(entry.value) in (select name from parent))))`;
 }
 
 /** The matching rules over a set of entries (pure; exported for the unit tests). */
@@ -164,11 +364,7 @@ export function suppressionListOf(
   /** The host or one of its parent domains is listed. */
   const coversHost = (host: string): boolean => {
     if (sets.domain.size === 0) return false;
-    const labels = host.toLowerCase().replace(/\.+$/, "").split(".");
-    for (let index = 0; index < labels.length - 1; index += 1) {
-      if (sets.domain.has(labels.slice(index).join("."))) return true;
-    }
-    return false;
+    return parentDomainsOf(host).some((domain) => sets.domain.has(domain));
   };
   const coversEmail = (email: string | null): boolean => {
     if (email === null) return false;

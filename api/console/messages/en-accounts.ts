@@ -137,6 +137,11 @@ export const enAccounts = {
   importButton: "Import",
   imported: "{added} entries added, {known} already on the list, {refused} lines refused.",
   noSuppressions: "Nobody is on the list.",
+  searchSuppressions: "Search the list (address, domain, place id or reason)",
+  noSuppressionMatches: "No entry contains “{search}”.",
+  suppressionCount: "{total} entries on the list, which holds at most {max}.",
+  suppressionListFull:
+    "Nothing was added: this would take the do-not-contact list past its limit (the page says how many entries it holds at most). Remove entries you no longer need, or ask the operator to raise the limit.",
   addedBy: "Added by",
   suppressionAdded: "Added to the do-not-contact list.",
   suppressionRemoved: "Removed from the do-not-contact list.",

@@ -144,6 +144,11 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   importButton: "Importer",
   imported: "{added} entrées ajoutées, {known} déjà sur la liste, {refused} lignes refusées.",
   noSuppressions: "Personne n'est sur la liste.",
+  searchSuppressions: "Chercher dans la liste (adresse, domaine, identifiant de lieu ou motif)",
+  noSuppressionMatches: "Aucune entrée ne contient « {search} ».",
+  suppressionCount: "{total} entrées sur la liste, qui en compte au plus {max}.",
+  suppressionListFull:
+    "Rien n'a été ajouté : la liste « Ne pas contacter » dépasserait sa limite (la page indique combien d'entrées elle peut compter). Retirez les entrées inutiles ou demandez à l'opérateur de relever la limite.",
   addedBy: "Ajoutée par",
   suppressionAdded: "Ajouté à la liste «\u00a0Ne pas contacter\u00a0».",
   suppressionRemoved: "Retiré de la liste «\u00a0Ne pas contacter\u00a0».",

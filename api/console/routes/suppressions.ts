@@ -7,7 +7,12 @@ import {
   unsuppressOperation,
 } from "../../../shared/operations/suppress.ts";
 import { parseSuppressionCsv, suppressionRequestOf } from "../../../shared/suppressions/schemas.ts";
-import { listSuppressions } from "../../../shared/suppressions/suppressions.ts";
+import {
+  countSuppressions,
+  decodeSuppressionCursor,
+  encodeSuppressionCursor,
+  listSuppressionPage,
+} from "../../../shared/suppressions/suppressions.ts";
 import type { Services } from "../../services.ts";
 import { doNotContactForm, parseForm, suppressionForm, suppressionImportForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
@@ -21,12 +26,27 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
 
   app.get("/suppressions", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
-    const summary = importSummary.exec(importedQuery.parse(request.query).imported ?? "");
-    const entries = await listSuppressions(db, workspace_id);
+    const query = listQuery.parse(request.query);
+    const summary = importSummary.exec(query.imported ?? "");
+    // A cursor the page did not write (edited by hand) is the first page, not an error.
+    const after = query.after === undefined ? null : decodeSuppressionCursor(query.after);
+    const search = query.q ?? "";
+    const [page, total] = await Promise.all([
+      listSuppressionPage(db, workspace_id, { limit: PAGE_SIZE, after, search }),
+      countSuppressions(db, workspace_id),
+    ]);
+    const listing = {
+      entries: page.entries,
+      total,
+      max: services.config.suppressionsPerWorkspace,
+      search,
+      paged: after !== null,
+      nextCursor: page.next === null ? null : encodeSuppressionCursor(page.next),
+    };
     return reply.render((context) =>
       suppressionsPage(context, {
         workspaceId: workspace_id,
-        entries,
+        listing,
         info: summary
           ? context.t.t("imported", { added: summary[1]!, known: summary[2]!, refused: summary[3]! })
           : noticeOf(request, context),
@@ -46,7 +66,8 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     return reply.redirect(`${workspacePath(workspace_id, "suppressions")}?done=suppression_added`, 303);
   });
 
-  app.post("/suppressions/import", async (request, reply) => {
+  // A pasted CSV of up to MAX_IMPORT_LINES lines is more than the app's 16 KB bodies.
+  app.post("/suppressions/import", { bodyLimit: IMPORT_BODY_LIMIT_BYTES }, async (request, reply) => {
     const { workspace_id, member_id } = membershipOf(request);
     const { requests, refused } = parseSuppressionCsv(parseForm(suppressionImportForm, request.body).csv);
     const { added, known } =
@@ -83,6 +104,17 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
 
 /** `?imported=added-known-refused` after an import's redirect. */
 const importSummary = /^(\d+)-(\d+)-(\d+)$/;
-const importedQuery = z.object({ imported: z.string().optional() }).catch({});
+/** The page's query: a search (`q`), where the page starts (`after`), an import's summary. */
+const listQuery = z
+  .object({
+    imported: z.string().optional().catch(undefined),
+    q: z.string().max(300).optional().catch(undefined),
+    after: z.string().max(100).optional().catch(undefined),
+  })
+  .catch({});
+/** A form of MAX_IMPORT_LINES lines of an address and a short reason, URL-encoded. */
+const IMPORT_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Entries a page shows (the list may hold thousands: SUPPRESSIONS_MAX_PER_WORKSPACE). */
+const PAGE_SIZE = 100;
 
 export default suppressionRoutes;

@@ -125,7 +125,7 @@ describe("lawful outreach in the console", () => {
     const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
     const lead = await browser.get(leadPath);
     expect(lead.body).toContain("says it does not want unsolicited email or marketing");
-    expect(lead.body).toContain("<dd>deliverable</dd>");
+    expect(lead.body).toContain('<dd><span id="email-status">deliverable</span>');
     expect(lead.body).toContain(`https://${placeId}.ca/ (mailto)`);
     // The same warning in French for a member who reads the console in French.
     const account = await browser.submit("/app/account", "/app/account/profile", {
@@ -135,7 +135,7 @@ describe("lawful outreach in the console", () => {
     expect(account.statusCode).toBe(303);
     const french = await browser.get(leadPath);
     expect(french.body).toContain("refuse les courriels non sollicités ou la prospection");
-    expect(french.body).toContain("<dd>livrable</dd>");
+    expect(french.body).toContain('<dd><span id="email-status">livrable</span>');
     const suppressed = await browser.submit(leadPath, `${leadPath}/do-not-contact`, {
       reason: "page says no",
     });

@@ -440,7 +440,7 @@ describe("the suppression list in the scan", () => {
         suppression: {
           // "a" is suppressed by its place (known before any check).
           withoutSuppressed: async (candidates) => candidates.filter((c) => c.placeId !== "a"),
-          coversAudit: (checked) => checked.signals.email === "owner@b.example",
+          coversAudit: async (checked) => checked.signals.email === "owner@b.example",
         },
       }),
     );
@@ -464,7 +464,7 @@ describe("the suppression list in the scan", () => {
         clock: time.clock,
         suppression: {
           withoutSuppressed: async (candidates) => candidates.filter((c) => c.placeId !== "b"),
-          coversAudit: () => false,
+          coversAudit: async () => false,
         },
       }),
     );
