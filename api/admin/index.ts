@@ -7,9 +7,9 @@ import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../shared/credits/ledg
 import type { Workspace } from "../../shared/db/schema.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { languageSchema } from "../../shared/languages.ts";
+import { recordOf } from "../../shared/lists.ts";
 import { accountMail } from "../../shared/mail/account-mail.ts";
 import { MailNotSentError } from "../../shared/mail/mailer.ts";
-import { recordOf } from "../../shared/record-of.ts";
 import { suppressionRequestSchema, suppressionSchema } from "../../shared/suppressions/schemas.ts";
 import {
   addSuppression,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageSchema } from "../../shared/languages.ts";
-import { recordOf } from "../../shared/record-of.ts";
+import { recordOf } from "../../shared/lists.ts";
 import { YES_NO_FILTERS } from "../../shared/search/schemas.ts";
 import { decimalInteger } from "../../shared/text-input.ts";
 import {

@@ -1,4 +1,4 @@
-import { namedInSentence } from "../../shared/record-of.ts";
+import { namedInSentence } from "../../shared/lists.ts";
 import {
   type Applicability,
   OLD_MEDIA_YEARS,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { leadSummarySchema } from "../leads/schemas.ts";
-import { namedInSentence, recordOf } from "../record-of.ts";
+import { namedInSentence, recordOf } from "../lists.ts";
 import { opportunitySchema } from "../scoring/schemas.ts";
 
 /** The wire shapes of a search: /v1 validation, `/openapi.json`, the MCP tool and the types. */

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { ApiError } from "../../../shared/errors.ts";
+import { recordOf } from "../../../shared/lists.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { searchOperation } from "../../../shared/operations/search.ts";
-import { recordOf } from "../../../shared/record-of.ts";
 import {
   MAX_FREE_TRIAL_QUERIES,
   type SearchRequest,

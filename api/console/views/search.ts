@@ -1,4 +1,4 @@
-import { recordOf } from "../../../shared/record-of.ts";
+import { recordOf } from "../../../shared/lists.ts";
 import type { SearchRequest, SearchResponse, YesNoFilter } from "../../../shared/search/schemas.ts";
 import {
   MAX_FREE_TRIAL_QUERIES,
