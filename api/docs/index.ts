@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { CostLimits } from "../../shared/cost-guard.ts";
+import { CREDITS_PER_NEW_PLACE, DRAFT_PRICE, SEARCH_PRICE } from "../../shared/credits/prices.ts";
 import { MAX_LIVE_GRANTS_PER_MEMBER } from "../../shared/oauth/authorization.ts";
 import { compressAnswers } from "../plugins/compression.ts";
 import { errorResponses, publicRouteErrors } from "../schemas.ts";
@@ -21,7 +22,10 @@ async function renderReference(
     .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
     .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER))
     .replaceAll("{{OPPORTUNITY_TABLE}}", opportunityTableMarkdown())
-    .replaceAll("{{FACT_KEYS_TABLE}}", factKeysTableMarkdown());
+    .replaceAll("{{FACT_KEYS_TABLE}}", factKeysTableMarkdown())
+    .replaceAll("{{SEARCH_PRICE}}", SEARCH_PRICE)
+    .replaceAll("{{DRAFT_PRICE}}", DRAFT_PRICE)
+    .replaceAll("{{CREDITS_PER_NEW_PLACE}}", String(CREDITS_PER_NEW_PLACE));
   for (const tier of ["paid", "free_trial"] as const) {
     for (const [kind, limit] of Object.entries(costLimits[tier])) {
       text = text.replaceAll(`{{${tier.toUpperCase()}_${kind.toUpperCase()}}}`, String(limit));

@@ -8,6 +8,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { DRAFT_PRICE, SEARCH_PRICE } from "../../shared/credits/prices.ts";
 import { ApiError } from "../../shared/errors.ts";
 import { clientOperations } from "../../shared/operations/index.ts";
 import { type Caller, invoke, type Operation } from "../../shared/operations/operation.ts";
@@ -15,7 +16,7 @@ import { LIVE_FILTER_NAMES } from "../../shared/search/schemas.ts";
 
 const SERVER_INSTRUCTIONS = [
   "Tools over one workspace's lead list at the Lead Discovery API.",
-  "Credits: every workspace has a balance (get_credit_balance). search_leads costs up to 1 credit per new place returned (places already charged in this workspace are free); draft_outreach_email costs 1 credit per draft produced. Listing and reading leads and the balance is free.",
+  `Credits: every workspace has a balance (get_credit_balance). search_leads costs ${SEARCH_PRICE} (places already charged in this workspace are free); draft_outreach_email costs ${DRAFT_PRICE} per draft produced. Listing and reading leads and the balance is free.`,
   `A search with ${LIVE_FILTER_NAMES} checks live websites and may take 30 to 45 seconds; without them it typically takes under a second per query.`,
   "Every tool answers its result as structured content (its output schema) and as the same JSON in text.",
   "Errors come back as tool errors whose text starts with a machine-readable code (for example invalid_request, insufficient_credits, lead_not_found, rate_limited); the same error object is in the result's _meta.error. A rate_limited or service_unavailable error says how many seconds to wait (retry_after).",

@@ -5,6 +5,7 @@ import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { spendWithinCaps } from "./caps.ts";
 import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
+import { CREDITS_PER_NEW_PLACE } from "./prices.ts";
 import { insertOperatorPurchase } from "./purchases.ts";
 
 export const MAX_PURCHASE_CREDITS = 100_000;
@@ -119,7 +120,7 @@ export async function releaseHold(db: Db, hold: CreditHold): Promise<void> {
 }
 
 /**
- * Charges 1 credit for each place not yet in the workspace's ledger, inside the caller's transaction,
+ * Charges CREDITS_PER_NEW_PLACE for each place not yet in the workspace's ledger, inside the caller's transaction,
  * which must already hold the workspace lock (`lockWorkspaceBalance`). Places already charged are
  * free, even at zero balance. Returns the newly charged place ids.
  */
@@ -141,7 +142,7 @@ export async function chargeNewPlaces(
     await debitBalance(
       trx,
       workspaceId,
-      charged.length,
+      charged.length * CREDITS_PER_NEW_PLACE,
       (balance) =>
         `The search found ${charged.length} new place${charged.length === 1 ? "" : "s"} and the balance is ${balance}. Nothing was saved or charged; buy credits or lower max_results.`,
       spender,

@@ -4,6 +4,7 @@ import type { Spender } from "../auth.ts";
 import { refuseOverCap } from "../credits/caps.ts";
 import type { CreditHold } from "../credits/holds.ts";
 import { holdCredits, releaseHold, settleHold } from "../credits/ledger.ts";
+import { CREDITS_PER_DRAFT, DRAFT_PRICE } from "../credits/prices.ts";
 import type { Db } from "../db/database.ts";
 import { ApiError } from "../errors.ts";
 import type { Language } from "../languages.ts";
@@ -32,12 +33,11 @@ export interface DraftOutcome extends Draft {
   locale: Language;
 }
 
-const DRAFT_COST = 1;
 /** A hold outlives the generator's own deadline by this much, so it never lapses under a live draft. */
 const HOLD_MARGIN_MS = 30_000;
 
 const shortfall = (available: number) =>
-  `A draft costs ${DRAFT_COST} credit and the balance is ${available}. Nothing was charged.`;
+  `A draft costs ${DRAFT_PRICE} and the balance is ${available}. Nothing was charged.`;
 
 /**
  * POST /v1/leads/{id}/outreach-draft. Grounded only in what is verified (provider data and the
@@ -55,7 +55,7 @@ export async function draftOutreach(
 ): Promise<DraftOutcome> {
   try {
     const outcome = await produceDraft(deps, workspaceId, leadId, requestedLocale);
-    deps.metrics?.draftFinished("ok", deps.generator.name, DRAFT_COST);
+    deps.metrics?.draftFinished("ok", deps.generator.name, CREDITS_PER_DRAFT);
     return outcome;
   } catch (error) {
     const label = draftFailureLabel(error);
@@ -102,9 +102,9 @@ async function produceDraft(
   }
 
   // A key or grant at its cap is refused before any model is asked (settling checks again).
-  if (deps.spender) await refuseOverCap(db, deps.spender, DRAFT_COST);
+  if (deps.spender) await refuseOverCap(db, deps.spender, CREDITS_PER_DRAFT);
   const hold = await holdCredits(db, workspaceId, {
-    credits: DRAFT_COST,
+    credits: CREDITS_PER_DRAFT,
     purpose: "draft",
     ttlMs: deps.generator.maxDurationMs + HOLD_MARGIN_MS,
     describeShortfall: shortfall,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readBalance } from "../credits/ledger.ts";
+import { DRAFT_PRICE, SEARCH_PRICE } from "../credits/prices.ts";
 import { defineOperation, READ_ONLY_TOOL } from "./operation.ts";
 
 const creditsSchema = z
@@ -17,8 +18,7 @@ export const creditsOperation = defineOperation({
   mcp: {
     name: "get_credit_balance",
     title: "Read the credit balance",
-    description:
-      "Read the workspace's remaining credits. Costs no credits. A search costs up to 1 credit per new place returned; a draft costs 1 credit.",
+    description: `Read the workspace's remaining credits. Costs no credits. A search costs ${SEARCH_PRICE}; a draft costs ${DRAFT_PRICE}.`,
     annotations: READ_ONLY_TOOL,
   },
   async run({ principal, services }) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CREDITS_PER_DRAFT, DRAFT_PRICE } from "../credits/prices.ts";
 import { draftOutreach } from "../drafting/draft-outreach.ts";
 import { draftLocaleSchema, draftResponseSchema } from "../drafting/schemas.ts";
 import { leadIdInput } from "./get-lead.ts";
@@ -20,13 +21,13 @@ export const draftOperation = defineOperation({
   ],
   // Drafts share the read bucket (spec: 30 a minute for list, lead, credits and draft).
   bucket: "read",
-  cost: { credits: () => 1, perAttempt: "draft_attempts" },
+  cost: { credits: () => CREDITS_PER_DRAFT, perAttempt: "draft_attempts" },
   mcp: {
     name: "draft_outreach_email",
     title: "Draft an outreach email",
     description:
       "Draft one outreach email (subject and body) for one saved lead, grounded only in verified facts about the business. The service never sends it. " +
-      "Costs 1 credit, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead), lead_not_unlocked (the lead is on the workspace's do-not-contact list: skip it) or generation_failed. " +
+      `Costs ${DRAFT_PRICE}, charged only once a draft is produced: nothing is charged on insufficient_audit_data (nothing verified to write about: skip that lead), lead_not_unlocked (the lead is on the workspace's do-not-contact list: skip it) or generation_failed. ` +
       "Calling it again drafts and charges again.",
     // Spends a credit per draft (see McpToolAnnotations); a second call drafts and charges again;
     // a language model may write it.

@@ -1,3 +1,4 @@
+import { CREDITS_PER_NEW_PLACE, creditsInWords } from "../credits/prices.ts";
 import { LIVE_FILTER_NAMES, searchRequestSchema, searchResponseSchema } from "../search/schemas.ts";
 import { searchLeads } from "../search/search-leads.ts";
 import { defineOperation } from "./operation.ts";
@@ -18,7 +19,7 @@ export const searchOperation = defineOperation({
     title: "Search for leads",
     description:
       "Find local businesses by location and category and save the matches as leads in the workspace (same input as POST /v1/searches). " +
-      "Costs credits: up to 1 credit per NEW place returned, charged once after the scan; places already charged in this workspace are free again, and if the balance cannot cover the new places nothing is saved (insufficient_credits). Check get_credit_balance first and keep max_results within the balance. " +
+      `Costs credits: up to ${creditsInWords(CREDITS_PER_NEW_PLACE)} per NEW place returned, charged once after the scan; places already charged in this workspace are free again, and if the balance cannot cover the new places nothing is saved (insufficient_credits). Check get_credit_balance first and keep max_results within the balance. ` +
       `With ${LIVE_FILTER_NAMES} the search checks live websites and may take 30 to 45 seconds; tell the user and wait. ` +
       "A free-trial workspace may send at most 2 queries. Results come highest opportunity score first (each with its tier and reasons; a result whose site was never checked is tiered unchecked, not low). Each result's id can be passed to get_lead and draft_outreach_email.",
     // Spends credits (see McpToolAnnotations); not idempotent: the same search repeated may find,

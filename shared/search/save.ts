@@ -1,5 +1,6 @@
 import type { Spender } from "../auth.ts";
 import { chargeNewPlaces, lockWorkspaceBalance } from "../credits/ledger.ts";
+import { CREDITS_PER_NEW_PLACE } from "../credits/prices.ts";
 import type { Db } from "../db/database.ts";
 import { findLeadsOfPlaces, findLeadsWithPlaces, insertLeads, type SavedLead } from "../leads/leads.ts";
 import { type PlaceData, samePlaceData, upsertPlaces } from "../places/places-repository.ts";
@@ -39,7 +40,10 @@ export async function chargeAndSaveLeads(
     // Charging comes before saving the leads; a 402 here rolls back the place rows too.
     const charged = await chargeNewPlaces(trx, workspaceId, placeIds, spender);
     await insertLeads(trx, workspaceId, placeIds);
-    return { leads: await findLeadsOfPlaces(trx, workspaceId, placeIds), creditsSpent: charged.length };
+    return {
+      leads: await findLeadsOfPlaces(trx, workspaceId, placeIds),
+      creditsSpent: charged.length * CREDITS_PER_NEW_PLACE,
+    };
   });
 }
 
