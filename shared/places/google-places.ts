@@ -132,7 +132,28 @@ interface TransientFailure {
 
 type AttemptOutcome = { ok: true; response: SearchTextResponse } | { ok: false; failure: TransientFailure };
 
+/** The provider's options, checked once and with their defaults filled in. */
+interface ProviderSettings {
+  apiKey: string;
+  endpoint: string;
+  timeoutMs: number;
+  retries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  random: () => number;
+  logger: PlacesLogger | undefined;
+  dispatcher: Dispatcher | undefined;
+}
+
 export function createGooglePlacesProvider(options: GooglePlacesProviderOptions): PlacesProvider {
+  const settings = providerSettings(options);
+  return {
+    name: PROVIDER_NAME,
+    searchText: (query, searchOptions) => searchText(settings, query, searchOptions),
+  };
+}
+
+function providerSettings(options: GooglePlacesProviderOptions): ProviderSettings {
   const apiKey = options.apiKey;
   if (apiKey.trim() === "") {
     throw new Error("Google Places provider: apiKey is empty");
@@ -142,200 +163,231 @@ export function createGooglePlacesProvider(options: GooglePlacesProviderOptions)
   if (parsedBaseUrl === null || (parsedBaseUrl.protocol !== "https:" && parsedBaseUrl.protocol !== "http:")) {
     throw new Error(`Google Places provider: baseUrl must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
-  // Appended, not resolved with `new URL(path, base)`, so a base with a path prefix (a proxy) keeps it.
-  const endpoint = `${baseUrl.replace(/\/+$/, "")}${SEARCH_TEXT_PATH}`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const retries = options.retries ?? 3;
-  const retryBaseDelayMs = options.retryBaseDelayMs ?? 200;
-  const retryMaxDelayMs = options.retryMaxDelayMs ?? 2_000;
-  const random = options.random ?? Math.random;
-  const logger = options.logger;
-  const dispatcher = options.dispatcher;
   if (!(timeoutMs > 0) || !Number.isInteger(retries) || retries < 0) {
     throw new Error("Google Places provider: timeoutMs must be > 0 and retries an integer >= 0");
   }
+  return {
+    apiKey,
+    // Appended, not resolved with `new URL(path, base)`, so a base with a path prefix (a proxy) keeps it.
+    endpoint: `${baseUrl.replace(/\/+$/, "")}${SEARCH_TEXT_PATH}`,
+    timeoutMs,
+    retries,
+    retryBaseDelayMs: options.retryBaseDelayMs ?? 200,
+    retryMaxDelayMs: options.retryMaxDelayMs ?? 2_000,
+    random: options.random ?? Math.random,
+    logger: options.logger,
+    dispatcher: options.dispatcher,
+  };
+}
 
-  /** Google's messages are not supposed to echo the key, but nothing it says is logged unredacted. */
-  function redact(text: string): string {
-    return text.split(apiKey).join("[redacted]").slice(0, MAX_QUOTED_MESSAGE_CHARS);
-  }
+/** Google's messages are not supposed to echo the key, but nothing it says is logged unredacted. */
+function redact({ apiKey }: ProviderSettings, text: string): string {
+  return text.split(apiKey).join("[redacted]").slice(0, MAX_QUOTED_MESSAGE_CHARS);
+}
 
-  async function attemptOnce(
-    body: SearchTextRequestBody,
-    callerSignal: AbortSignal | undefined,
-  ): Promise<AttemptOutcome> {
-    const timeoutSignal = AbortSignal.timeout(timeoutMs);
-    const signal =
-      callerSignal === undefined ? timeoutSignal : AbortSignal.any([callerSignal, timeoutSignal]);
-    let status: number;
-    let text: string;
-    try {
-      const response = await request(endpoint, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-goog-api-key": apiKey,
-          "x-goog-fieldmask": GOOGLE_PLACES_FIELD_MASK,
-        },
-        body: JSON.stringify(body),
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        ...(dispatcher === undefined ? {} : { dispatcher }),
-      });
-      status = response.statusCode;
-      text = await readBodyText(response.body);
-    } catch (error) {
-      if (callerSignal?.aborted) {
-        throw callerSignal.reason;
-      }
-      if (error instanceof PlacesProviderError) {
-        throw error;
-      }
-      if (timeoutSignal.aborted) {
-        return {
-          ok: false,
-          failure: { status: null, reason: `timed out after ${timeoutMs} ms`, cause: error },
-        };
-      }
-      return { ok: false, failure: { status: null, reason: describeNetworkError(error), cause: error } };
-    }
-
-    if (status >= 200 && status < 300) {
-      return { ok: true, response: parseSearchTextResponse(text) };
-    }
-    const upstream = parseGoogleError(text);
-    const upstreamText = upstream.message === null ? "" : `: ${redact(upstream.message)}`;
-    const statusText = upstream.status === null ? `HTTP ${status}` : `HTTP ${status} ${upstream.status}`;
-    if (status === 429 || status === 408 || status >= 500) {
-      return { ok: false, failure: { status, reason: `${statusText}${upstreamText}` } };
-    }
-    // Google answers a stale or unknown page token with a plain 400 INVALID_ARGUMENT. A bad key is
-    // also a 400 INVALID_ARGUMENT (reason API_KEY_INVALID), and that must stay `rejected`.
-    const namesTheKey = upstream.reasons.some((reason) => reason.startsWith("API_KEY"));
-    if (status === 400 && body.pageToken !== undefined && !namesTheKey) {
-      throw new PlacesProviderError(
-        "page_token_expired",
-        `Google Places refused the page token of a later page (${statusText}${upstreamText})`,
-        { status },
-      );
-    }
-    if (status >= 400 && status < 500) {
-      throw new PlacesProviderError(
-        "rejected",
-        `Google Places rejected the request (${statusText}${upstreamText})`,
-        {
-          status,
-        },
-      );
-    }
-    throw new PlacesProviderError("bad_response", `Google Places answered with unexpected ${statusText}`, {
-      status,
+async function attemptOnce(
+  settings: ProviderSettings,
+  body: SearchTextRequestBody,
+  callerSignal: AbortSignal | undefined,
+): Promise<AttemptOutcome> {
+  const { apiKey, timeoutMs, dispatcher } = settings;
+  const timeoutSignal = AbortSignal.timeout(timeoutMs);
+  const signal = callerSignal === undefined ? timeoutSignal : AbortSignal.any([callerSignal, timeoutSignal]);
+  let status: number;
+  let text: string;
+  try {
+    const response = await request(settings.endpoint, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-goog-api-key": apiKey,
+        "x-goog-fieldmask": GOOGLE_PLACES_FIELD_MASK,
+      },
+      body: JSON.stringify(body),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      ...(dispatcher === undefined ? {} : { dispatcher }),
     });
+    status = response.statusCode;
+    text = await readBodyText(response.body);
+  } catch (error) {
+    if (callerSignal?.aborted) {
+      throw callerSignal.reason;
+    }
+    if (error instanceof PlacesProviderError) {
+      throw error;
+    }
+    if (timeoutSignal.aborted) {
+      return {
+        ok: false,
+        failure: { status: null, reason: `timed out after ${timeoutMs} ms`, cause: error },
+      };
+    }
+    return { ok: false, failure: { status: null, reason: describeNetworkError(error), cause: error } };
   }
+  return outcomeOfAnswer(settings, body, status, text);
+}
 
-  /** One page, with retries on transient failures; non-transient ones throw at once. */
-  async function fetchPage(
-    body: SearchTextRequestBody,
-    signal: AbortSignal | undefined,
-  ): Promise<SearchTextResponse> {
-    const maxAttempts = retries + 1;
-    for (let attempt = 1; ; attempt++) {
-      let outcome: AttemptOutcome;
-      try {
-        outcome = await attemptOnce(body, signal);
-      } catch (error) {
-        if (error instanceof PlacesProviderError) {
-          logger?.error(
-            { provider: PROVIDER_NAME, kind: error.kind, status: error.status, attempt },
-            `places request failed: ${error.message}`,
-          );
-        }
-        throw error;
-      }
-      if (outcome.ok) {
-        return outcome.response;
-      }
-      const { failure } = outcome;
-      const reason = redact(failure.reason);
-      if (attempt >= maxAttempts) {
+/** What an HTTP answer means: a page, a failure worth another attempt, or an error thrown at once. */
+function outcomeOfAnswer(
+  settings: ProviderSettings,
+  body: SearchTextRequestBody,
+  status: number,
+  text: string,
+): AttemptOutcome {
+  if (status >= 200 && status < 300) {
+    return { ok: true, response: parseSearchTextResponse(text) };
+  }
+  const upstream = parseGoogleError(text);
+  const upstreamText = upstream.message === null ? "" : `: ${redact(settings, upstream.message)}`;
+  const statusText = upstream.status === null ? `HTTP ${status}` : `HTTP ${status} ${upstream.status}`;
+  if (status === 429 || status === 408 || status >= 500) {
+    return { ok: false, failure: { status, reason: `${statusText}${upstreamText}` } };
+  }
+  // Google answers a stale or unknown page token with a plain 400 INVALID_ARGUMENT. A bad key is
+  // also a 400 INVALID_ARGUMENT (reason API_KEY_INVALID), and that must stay `rejected`.
+  const namesTheKey = upstream.reasons.some((reason) => reason.startsWith("API_KEY"));
+  if (status === 400 && body.pageToken !== undefined && !namesTheKey) {
+    throw new PlacesProviderError(
+      "page_token_expired",
+      `Google Places refused the page token of a later page (${statusText}${upstreamText})`,
+      { status },
+    );
+  }
+  if (status >= 400 && status < 500) {
+    throw new PlacesProviderError(
+      "rejected",
+      `Google Places rejected the request (${statusText}${upstreamText})`,
+      {
+        status,
+      },
+    );
+  }
+  throw new PlacesProviderError("bad_response", `Google Places answered with unexpected ${statusText}`, {
+    status,
+  });
+}
+
+/** One page, with retries on transient failures; non-transient ones throw at once. */
+async function fetchPage(
+  settings: ProviderSettings,
+  body: SearchTextRequestBody,
+  signal: AbortSignal | undefined,
+): Promise<SearchTextResponse> {
+  const { logger } = settings;
+  const maxAttempts = settings.retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await attemptOnce(settings, body, signal);
+    } catch (error) {
+      if (error instanceof PlacesProviderError) {
         logger?.error(
-          { provider: PROVIDER_NAME, kind: "unavailable", status: failure.status, attempts: attempt, reason },
-          "places request failed, giving up",
-        );
-        throw new PlacesProviderError(
-          "unavailable",
-          `Google Places unavailable after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${reason}`,
-          { status: failure.status, cause: failure.cause },
+          { provider: PROVIDER_NAME, kind: error.kind, status: error.status, attempt },
+          `places request failed: ${error.message}`,
         );
       }
-      const delayMs = backoffDelayMs(attempt, retryBaseDelayMs, retryMaxDelayMs, random);
-      logger?.warn(
-        { provider: PROVIDER_NAME, status: failure.status, attempt, maxAttempts, delayMs, reason },
-        "places request failed, retrying",
+      throw error;
+    }
+    if (outcome.ok) {
+      return outcome.response;
+    }
+    const { failure } = outcome;
+    const reason = redact(settings, failure.reason);
+    if (attempt >= maxAttempts) {
+      logger?.error(
+        { provider: PROVIDER_NAME, kind: "unavailable", status: failure.status, attempts: attempt, reason },
+        "places request failed, giving up",
       );
-      await sleep(delayMs, signal);
+      throw new PlacesProviderError(
+        "unavailable",
+        `Google Places unavailable after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${reason}`,
+        { status: failure.status, cause: failure.cause },
+      );
     }
+    const delayMs = backoffDelayMs(
+      attempt,
+      settings.retryBaseDelayMs,
+      settings.retryMaxDelayMs,
+      settings.random,
+    );
+    logger?.warn(
+      { provider: PROVIDER_NAME, status: failure.status, attempt, maxAttempts, delayMs, reason },
+      "places request failed, retrying",
+    );
+    await sleep(delayMs, signal);
   }
+}
 
-  async function* searchText(
-    query: TextSearchQuery,
-    options?: SearchTextOptions,
-  ): AsyncGenerator<PlaceCandidate[], void, undefined> {
-    const signal = options?.signal;
-    const minRating = query.minRating;
-    if (minRating !== undefined && !(minRating >= 0 && minRating <= 5)) {
-      throw new RangeError(`minRating must be between 0 and 5, got ${minRating}`);
-    }
-    const seenPlaceIds = new Set<string>();
-    let yieldedCount = 0;
-    let pageToken: string | undefined;
-    for (let pageNumber = 1; pageNumber <= MAX_PAGES_PER_QUERY; pageNumber++) {
-      signal?.throwIfAborted();
-      const body: SearchTextRequestBody = { textQuery: query.textQuery, pageSize: PLACES_PAGE_SIZE };
-      if (minRating !== undefined) {
-        body.minRating = googleMinRating(minRating);
-      }
-      if (pageToken !== undefined) {
-        body.pageToken = pageToken;
-      }
-      const response = await fetchPage(body, signal);
-
-      const page: PlaceCandidate[] = [];
-      for (const place of response.places ?? []) {
-        if (yieldedCount + page.length >= MAX_PLACES_PER_QUERY) {
-          break;
-        }
-        if (seenPlaceIds.has(place.id)) {
-          continue;
-        }
-        const candidate = toPlaceCandidate(place);
-        if (candidate === null) {
-          logger?.warn(
-            { provider: PROVIDER_NAME, placeId: place.id },
-            "place without a display name left out of the results",
-          );
-          continue;
-        }
-        // Exact filter: Google's own rounds minRating up to a 0.5 step (see googleMinRating).
-        if (minRating !== undefined && (candidate.rating === null || candidate.rating < minRating)) {
-          continue;
-        }
-        seenPlaceIds.add(place.id);
-        page.push(candidate);
-      }
-      if (page.length > 0) {
-        yieldedCount += page.length;
-        yield page;
-      }
-      if (yieldedCount >= MAX_PLACES_PER_QUERY || response.nextPageToken === undefined) {
-        return;
-      }
-      pageToken = response.nextPageToken;
-    }
+async function* searchText(
+  settings: ProviderSettings,
+  query: TextSearchQuery,
+  options?: SearchTextOptions,
+): AsyncGenerator<PlaceCandidate[], void, undefined> {
+  const signal = options?.signal;
+  const minRating = query.minRating;
+  if (minRating !== undefined && !(minRating >= 0 && minRating <= 5)) {
+    throw new RangeError(`minRating must be between 0 and 5, got ${minRating}`);
   }
+  const seenPlaceIds = new Set<string>();
+  let yieldedCount = 0;
+  let pageToken: string | undefined;
+  for (let pageNumber = 1; pageNumber <= MAX_PAGES_PER_QUERY; pageNumber++) {
+    signal?.throwIfAborted();
+    const body: SearchTextRequestBody = { textQuery: query.textQuery, pageSize: PLACES_PAGE_SIZE };
+    if (minRating !== undefined) {
+      body.minRating = googleMinRating(minRating);
+    }
+    if (pageToken !== undefined) {
+      body.pageToken = pageToken;
+    }
+    const response = await fetchPage(settings, body, signal);
+    const page = newCandidates(settings, response, { seenPlaceIds, yieldedCount, minRating });
+    if (page.length > 0) {
+      yieldedCount += page.length;
+      yield page;
+    }
+    if (yieldedCount >= MAX_PLACES_PER_QUERY || response.nextPageToken === undefined) {
+      return;
+    }
+    pageToken = response.nextPageToken;
+  }
+}
 
-  return { name: PROVIDER_NAME, searchText };
+/** The places of one page not seen before, at or above minRating, up to the query's cap. */
+function newCandidates(
+  { logger }: ProviderSettings,
+  response: SearchTextResponse,
+  sofar: { seenPlaceIds: Set<string>; yieldedCount: number; minRating: number | undefined },
+): PlaceCandidate[] {
+  const { seenPlaceIds, yieldedCount, minRating } = sofar;
+  const page: PlaceCandidate[] = [];
+  for (const place of response.places ?? []) {
+    if (yieldedCount + page.length >= MAX_PLACES_PER_QUERY) {
+      break;
+    }
+    if (seenPlaceIds.has(place.id)) {
+      continue;
+    }
+    const candidate = toPlaceCandidate(place);
+    if (candidate === null) {
+      logger?.warn(
+        { provider: PROVIDER_NAME, placeId: place.id },
+        "place without a display name left out of the results",
+      );
+      continue;
+    }
+    // Exact filter: Google's own rounds minRating up to a 0.5 step (see googleMinRating).
+    if (minRating !== undefined && (candidate.rating === null || candidate.rating < minRating)) {
+      continue;
+    }
+    seenPlaceIds.add(place.id);
+    page.push(candidate);
+  }
+  return page;
 }
 
 /**
