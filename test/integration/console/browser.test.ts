@@ -17,13 +17,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { en } from "../../../api/console/messages/en.ts";
 import { fr } from "../../../api/console/messages/fr.ts";
 import { saveAudit } from "../../../shared/audit/cache.ts";
-import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { adminRequest, createWorkspace, startSiblingApp, type TestWorkspace } from "../../support/app.ts";
 import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
 import { PASSWORD } from "../../support/console.ts";
+import { RICH_EVIDENCE, RICH_SIGNALS } from "../../support/drafting.ts";
 import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
 import { type FakeSitesServer, startFakeSites } from "../../support/fake-sites.ts";
 import { googlePlacesTest as test } from "../../support/google-places-test.ts";
+import { captureLogs } from "../../support/log-capture.ts";
 import {
   authorizeUrl,
   type HttpTestApp,
@@ -47,6 +49,8 @@ let leadWithoutWebsite: string;
 /** The lead the console's search found (its first result). */
 let searchedLead = "";
 const checkedPages: string[] = [];
+/** The app's warnings and errors: normal use must log none about a second reply (issue 31 item 10). */
+const logs = captureLogs();
 
 /** The docs' screenshots are rewritten with UPDATE_SCREENSHOTS=1 (like docs/oauth-authorize.png). */
 async function screenshot(target: Page, file: string): Promise<void> {
@@ -150,10 +154,13 @@ test.beforeAll(async ({ googlePlaces }) => {
   modern.websiteUri = sites.url("/modern");
   delete none.websiteUri;
   places.setPlaces("plumber in Gatineau", found);
-  t = await startHttpTestApp({
-    ...places.env,
-    AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
-  });
+  t = await startHttpTestApp(
+    {
+      ...places.env,
+      AUDIT_ALLOW_PRIVATE_NETWORKS: "1",
+    },
+    { logger: logs.logger },
+  );
   workspace = await createWorkspace(t.app, { name: "Atelier Web" });
   await adminRequest(t.app, "PATCH", `/admin/workspaces/${workspace.workspaceId}`, {
     sender_name: "Camille Martin",
@@ -484,7 +491,7 @@ describe("the console in Chromium", () => {
     expect(evidence).toContain("tableau de mise en page à largeur fixe\u00a0: <table width=900>");
     expect(
       await page.locator('section[aria-labelledby="latest-draft-title"] .muted').first().textContent(),
-    ).toMatch(/Français · Faits utilisés ?: \S/);
+    ).toMatch(/Français · Faits utilisés[ \u00a0\u202f]?: \S/);
 
     // A French search: the results page too.
     await page.goto(`${w}/search`);
@@ -518,5 +525,101 @@ describe("the console in Chromium", () => {
     expect(await notFrench(page), "consent: raw values or English").toEqual([]);
     await checkPage(page, "consent-fr");
     expect(checkedPages).toHaveLength(29);
+  });
+
+  // Issue 31 (a person's clicks are not a script's calls): at the console's own budget
+  // (RATE_LIMIT_CONSOLE_READ_PER_MIN, 300 by default), a person working fast is never refused.
+  it("opens 60 lead pages and drafts 12 leads in a minute without a refusal", async () => {
+    await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/credit-purchases`, {
+      credits: 20,
+    });
+    const base = Date.parse("2026-02-01T09:00:00.000Z");
+    const leadIds = await seedLeads(
+      t.database.db,
+      workspace.workspaceId,
+      Array.from({ length: 60 }, (_, n) => ({
+        place_id: `browser-fast-${n}`,
+        name: `Atelier Rapide ${n}`,
+        category: "Plumber",
+        website: `https://fast-${n}.example/`,
+        country: "CA",
+      })),
+      (index) => new Date(base - index * 60_000),
+    );
+    for (const n of leadIds.keys()) {
+      await saveAudit(t.database.db, {
+        place_id: `browser-fast-${n}`,
+        url: `https://fast-${n}.example/`,
+        outcome: "ok",
+        failure: null,
+        signals: { ...RICH_SIGNALS, email: `info@fast-${n}.example`, email_status: "deliverable" },
+        evidence: {
+          ...RICH_EVIDENCE,
+          email_found_in: ["mailto"],
+          email_page_url: `https://fast-${n}.example/`,
+        },
+        audited_at: new Date(),
+      });
+    }
+    const drafted = await count("drafts");
+    const w = `${t.baseUrl}/app/w/${workspace.workspaceId}`;
+    const statuses: number[] = [];
+    const started = Date.now();
+    for (const leadId of leadIds) {
+      const response = await page.goto(`${w}/leads/${leadId}`);
+      statuses.push(response?.status() ?? 0);
+    }
+    for (const leadId of leadIds.slice(0, 12)) {
+      statuses.push((await page.goto(`${w}/leads/${leadId}`))?.status() ?? 0);
+      const [answer] = await Promise.all([
+        page.waitForResponse((response) => response.url().endsWith(`/leads/${leadId}/draft`)),
+        page.locator(`form[action$="/leads/${leadId}/draft"] button[type="submit"]`).click(),
+      ]);
+      statuses.push(answer.status());
+      await page.waitForLoadState();
+      statuses.push((await page.reload())?.status() ?? 0);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    // A figure, not an assertion: how long 60 pages and 12 drafts (with their pages) took here.
+    console.log(`60 lead pages and 12 drafts (${statuses.length} requests) in ${seconds.toFixed(1)} s`);
+    expect(statuses.filter((status) => status !== 200 && status !== 303)).toEqual([]);
+    expect(await count("drafts")).toBe(drafted + 12);
+  }, 120_000);
+
+  it("over the console's budget, says in French how many seconds to wait (429, Retry-After)", async () => {
+    // A second node on the same database with a budget of 3 a minute: the same session opens it.
+    const narrow = await startSiblingApp(
+      t.database.db,
+      { ...places.env, RATE_LIMIT_CONSOLE_READ_PER_MIN: "3" },
+      {},
+      { logger: logs.logger },
+    );
+    try {
+      await narrow.app.listen({ port: 0, host: "127.0.0.1" });
+      const narrowUrl = `http://127.0.0.1:${(narrow.app.server.address() as { port: number }).port}`;
+      const lead = `${narrowUrl}/app/w/${workspace.workspaceId}/leads/${leadWithWebsite}`;
+      const statuses: number[] = [];
+      for (let n = 0; n < 4; n += 1) statuses.push((await page.goto(lead))?.status() ?? 0);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await page.goto(lead);
+      expect(refused?.status()).toBe(429);
+      const retryAfter = Number(refused?.headers()["retry-after"]);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await page.getAttribute("html", "lang")).toBe("fr");
+      const alert = (await page.getByRole("alert").textContent()) ?? "";
+      expect(alert).toMatch(
+        /^Vous allez plus vite que la console ne le permet en une minute\. Attendez \d+ secondes, puis rechargez cette page\u00a0: rien n'est perdu\.$/,
+      );
+      expect(await notFrench(page), "rate-limit page: raw values or English").toEqual([]);
+      expect(await seriousViolations(page), "axe on the rate-limit page").toEqual([]);
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  it("logged no second reply, and nothing at warn or above, while a person used the console", () => {
+    expect(logs.mentioning("already sent")).toEqual([]);
+    expect(logs.lines.map((line) => `${String(line.level)} ${String(line.msg)}`)).toEqual([]);
   });
 });
