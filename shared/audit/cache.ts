@@ -6,8 +6,8 @@ import type { SiteAudit } from "./types.ts";
  * The `site_audits` table: one row per place, its newest homepage audit. Every read of an audit on
  * behalf of a place goes through `readCurrent` (via `readCurrentAudits` or
  * `readCurrentContactEmails`), where the rule "an audit counts only for the website the place
- * lists now" is written once; `currentContactEmailSql` is the same rule inside another statement
- * (the lead list's page, read in one round trip).
+ * lists now" is written once; `currentContactEmailSql` and `currentAuditSql` are the same rule
+ * inside another statement (the lead list's page, a repeated search's leads: one round trip).
  */
 
 /** An audit is reused for 30 days; a failed one for a day, so a site that was down gets another try. */
@@ -96,6 +96,23 @@ export function currentContactEmailSql(placeId: RawBuilder<string>, website: Raw
   return sql<string | null>`(
     select site_audits.signals->>'email' from site_audits
     where site_audits.place_id = ${placeId} and site_audits.url = ${website} and site_audits.outcome = 'ok')`;
+}
+
+/**
+ * `readCurrentAudits` for one place inside another statement: the audit of the website the place
+ * lists now as JSON (null otherwise); `auditOfJson` reads it back.
+ */
+export function currentAuditSql(placeId: RawBuilder<string>, website: RawBuilder<string | null>) {
+  return sql<AuditJson | null>`(
+    select to_jsonb(site_audits) from site_audits
+    where site_audits.place_id = ${placeId} and site_audits.url = ${website})`;
+}
+
+/** A `site_audits` row as `to_jsonb` writes it: the timestamp as text. */
+type AuditJson = Omit<SiteAudit, "audited_at"> & { audited_at: string };
+
+export function auditOfJson(json: AuditJson): SiteAudit {
+  return { ...json, audited_at: new Date(json.audited_at) };
 }
 
 /** Fresh audits of the given sites (the cache a search consults before checking live). */

@@ -1,5 +1,11 @@
 import { sql, type Transaction } from "kysely";
-import { contactEmailOf, currentContactEmailSql, readCurrentAudits } from "../audit/cache.ts";
+import {
+  auditOfJson,
+  contactEmailOf,
+  currentAuditSql,
+  currentContactEmailSql,
+  readCurrentAudits,
+} from "../audit/cache.ts";
 import type { AuditSignals, SiteAudit } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { Database, OutreachStatus } from "../db/schema.ts";
@@ -257,24 +263,33 @@ export async function findLeadsOfPlaces(
   return new Map(rows.map((row) => [row.place_id, row]));
 }
 
-/** Like `findLeadsOfPlaces`, with each lead's stored place data (to tell whether a search changed it). */
+/**
+ * Like `findLeadsOfPlaces`, with each lead's stored place data (to tell whether a search changed
+ * it) and the audit of the website stored for the place (the current one while the search found
+ * the same data), in one statement.
+ */
 export async function findLeadsWithPlaces(
   db: Db,
   workspaceId: string,
   placeIds: readonly string[],
-): Promise<Map<string, { lead: SavedLead; place: PlaceData }>> {
+): Promise<Map<string, { lead: SavedLead; place: PlaceData; audit: SiteAudit | undefined }>> {
   if (placeIds.length === 0) return new Map();
   const rows = await db
     .selectFrom("leads")
     .innerJoin("places", "places.place_id", "leads.place_id")
     .select([...savedLeadColumns, ...PLACE_DATA_SELECTION])
+    .select(currentAuditSql(sql.ref("places.place_id"), sql.ref("places.website")).as("audit"))
     .where("leads.workspace_id", "=", workspaceId)
     .where("leads.place_id", "in", [...placeIds])
     .execute();
   return new Map(
-    rows.map(({ id, place_id, outreach_status, added_at, ...data }) => [
+    rows.map(({ id, place_id, outreach_status, added_at, audit, ...data }) => [
       place_id,
-      { lead: { id, place_id, outreach_status, added_at }, place: { place_id, ...data } },
+      {
+        lead: { id, place_id, outreach_status, added_at },
+        place: { place_id, ...data },
+        audit: audit === null ? undefined : auditOfJson(audit),
+      },
     ]),
   );
 }

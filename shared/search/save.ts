@@ -1,3 +1,4 @@
+import type { SiteAudit } from "../audit/types.ts";
 import type { Spender } from "../auth.ts";
 import { chargeNewPlaces, lockWorkspaceBalance } from "../credits/ledger.ts";
 import { CREDITS_PER_NEW_PLACE } from "../credits/prices.ts";
@@ -17,8 +18,13 @@ export async function chargeAndSaveLeads(
   workspaceId: string,
   places: readonly ScannedPlace[],
   spender?: Spender,
-): Promise<{ leads: Map<string, SavedLead>; creditsSpent: number }> {
-  if (places.length === 0) return { leads: new Map(), creditsSpent: 0 };
+): Promise<{
+  leads: Map<string, SavedLead>;
+  creditsSpent: number;
+  /** A repeated search's current audits of its places, read with its leads; absent after a write. */
+  currentAudits?: Map<string, SiteAudit>;
+}> {
+  if (places.length === 0) return { leads: new Map(), creditsSpent: 0, currentAudits: new Map() };
   // One lock order for every transaction (workspace, then places by id) so concurrent searches never deadlock.
   const rows = places.map(placeDataOf).sort((a, b) => (a.place_id < b.place_id ? -1 : 1));
   const placeIds = rows.map((row) => row.place_id);
@@ -31,7 +37,13 @@ export async function chargeAndSaveLeads(
       return found && samePlaceData(found.place, row);
     })
   ) {
-    return { leads: new Map([...saved].map(([placeId, { lead }]) => [placeId, lead])), creditsSpent: 0 };
+    const currentAudits = new Map<string, SiteAudit>();
+    for (const [placeId, { audit }] of saved) if (audit) currentAudits.set(placeId, audit);
+    return {
+      leads: new Map([...saved].map(([placeId, { lead }]) => [placeId, lead])),
+      creditsSpent: 0,
+      currentAudits,
+    };
   }
 
   return db.transaction().execute(async (trx) => {

@@ -14,8 +14,8 @@ import { type LeadSummary, opportunityOf } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
 import type { PlaceCandidate, PlacesProvider } from "../places/types.ts";
 import type { Opportunity } from "../scoring/opportunity.ts";
-import { hasSuppressions, loadSuppressionsFor } from "../suppressions/suppressions.ts";
-import { requireWorkspace } from "../workspaces/workspaces.ts";
+import { hasSuppressionsSql, loadSuppressionsFor } from "../suppressions/suppressions.ts";
+import { requireWorkspaceWith } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
 import { scanCandidates, type TruncationReason } from "./scan.ts";
 import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
@@ -97,7 +97,12 @@ async function runSearch(
   request: SearchRequest,
   signal?: AbortSignal,
 ): Promise<SearchOutcome> {
-  const workspace = await requireWorkspace(deps.db, workspaceId);
+  // The workspace and whether it has a do-not-contact list, in one round trip.
+  const { workspace, alsoRead: anySuppressions } = await requireWorkspaceWith(
+    deps.db,
+    workspaceId,
+    hasSuppressionsSql(workspaceId),
+  );
   if (workspace.free_trial && request.queries.length > MAX_FREE_TRIAL_QUERIES) {
     throw new ApiError(
       "invalid_request",
@@ -132,7 +137,7 @@ async function runSearch(
   // The suppression list: its places, addresses (those known from cached audits or found by this
   // search's checks) and domains are dropped before they are counted, charged or returned. Only the
   // entries that could match a page's candidates are read (an indexed lookup), never the whole list.
-  const suppression = !(await hasSuppressions(deps.db, workspaceId))
+  const suppression = !anySuppressions
     ? undefined
     : {
         async withoutSuppressed(candidates: PlaceCandidate[]) {
@@ -175,14 +180,22 @@ async function runSearch(
   });
 
   if (scan.budgetRanOut) deps.metrics?.searchTruncatedByBudget();
-  const { leads, creditsSpent } = await chargeAndSaveLeads(deps.db, workspaceId, scan.matches, deps.spender);
-  // The live check's matches carry their audit; the others show what the cache knows of their site.
-  const cached = await readCurrentAudits(
+  const { leads, creditsSpent, currentAudits } = await chargeAndSaveLeads(
     deps.db,
-    scan.matches
-      .filter((match) => match.audit === null)
-      .map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
+    workspaceId,
+    scan.matches,
+    deps.spender,
   );
+  // The live check's matches carry their audit; the others show what the cache knows of their
+  // site (read with the leads when the search changed nothing: their websites are the ones found).
+  const cached =
+    currentAudits ??
+    (await readCurrentAudits(
+      deps.db,
+      scan.matches
+        .filter((match) => match.audit === null)
+        .map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
+    ));
 
   const now = new Date();
   const inProviderOrder = scan.matches.map(({ candidate, category, audit: checked }): SearchResultLead => {

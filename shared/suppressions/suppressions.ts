@@ -243,15 +243,12 @@ export interface SuppressionList {
   coversEmail(email: string | null): boolean;
 }
 
-/** Whether the workspace has any entry (a search with none skips every lookup). */
-export async function hasSuppressions(db: Db, workspaceId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("suppressions")
-    .select("id")
-    .where("workspace_id", "=", workspaceId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+/**
+ * Whether the workspace has any entry (a search with none skips every lookup), inside another
+ * statement: a search's first read, with its workspace.
+ */
+export function hasSuppressionsSql(workspaceId: string) {
+  return sql<boolean>`exists (select 1 from suppressions where suppressions.workspace_id = ${workspaceId})`;
 }
 
 /**

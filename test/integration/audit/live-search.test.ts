@@ -148,6 +148,15 @@ describe("live-website filters (in-process audits)", () => {
         .executeTakeFirstOrThrow()
     ).evidence;
     expect(evidence).toMatchObject({ email_found_in: ["mailto"], email_chosen_by: "role_address" });
+    // A search without a live filter that changes nothing reads each audit with its lead (one
+    // statement): the same address and flags as the live search's.
+    const repeated = (await search(ws.auth, "plumber", {})).json();
+    expect(repeated.credits_spent).toBe(0);
+    expect(repeated.results[0]).toMatchObject({
+      email: address,
+      is_mobile_friendly: false,
+      is_outdated: true,
+    });
 
     // The business now lists another website: the old site's address is no longer shown...
     places.setPlaces("plumber in Springfield", [place("e-plumber", sites.url("/e-second"))]);
