@@ -156,13 +156,37 @@ function rejectsResponseFormat(error: unknown): boolean {
   return error instanceof OpenAI.APIError && (error.status === 400 || error.status === 422);
 }
 
+/** What one generator keeps from draft to draft. */
+interface LlmContext {
+  client: OpenAI;
+  model: string;
+  logger: LlmGeneratorOptions["logger"];
+  /** The whole generate() call ends by then. */
+  deadlineMs: number;
+  /** The most structured mode this server has accepted; a 400 to it moves this down for good. */
+  firstMode: OutputMode;
+}
+
 export function createLlmGenerator(options: LlmGeneratorOptions): DraftGenerator {
   if (options.model.trim() === "") throw new Error("createLlmGenerator: model is empty");
-  const apiKey = options.apiKey?.trim() ? options.apiKey : undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const deadlineMs = timeoutMs * DEADLINE_TIMEOUTS + DEADLINE_BACKOFF_MS;
+  const context: LlmContext = {
+    client: openAiClient(options, timeoutMs),
+    model: options.model,
+    logger: options.logger,
+    deadlineMs: timeoutMs * DEADLINE_TIMEOUTS + DEADLINE_BACKOFF_MS,
+    firstMode: "json_schema",
+  };
+  return {
+    name: "llm",
+    maxDurationMs: context.deadlineMs,
+    generate: (request: DraftRequest): Promise<Draft> => generateDraft(context, request),
+  };
+}
 
-  const client = new OpenAI({
+function openAiClient(options: LlmGeneratorOptions, timeoutMs: number): OpenAI {
+  const apiKey = options.apiKey?.trim() ? options.apiKey : undefined;
+  return new OpenAI({
     // Without a key the SDK still needs a value; the header is then removed (defaultHeaders below).
     apiKey: apiKey ?? "none",
     ...(apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
@@ -174,160 +198,166 @@ export function createLlmGenerator(options: LlmGeneratorOptions): DraftGenerator
     webhookSecret: null,
     timeout: timeoutMs,
     maxRetries: MAX_HTTP_RETRIES,
-    // Failures are reported through our logger below, once, with the cause.
+    // Failures are reported through our logger (generationFailed), once, with the cause.
     logLevel: "off",
   });
-  const logger = options.logger;
-  /** The most structured mode this server has accepted; a 400 to it moves this down for good. */
-  let firstMode: OutputMode = "json_schema";
+}
 
-  async function complete(
-    mode: OutputMode,
-    messages: OpenAI.ChatCompletionMessageParam[],
-    givenKeys: FactKey[],
-    signal: AbortSignal,
-  ): Promise<ModelAnswer> {
-    const params: OpenAI.ChatCompletionCreateParamsNonStreaming = {
-      model: options.model,
-      messages,
-      max_completion_tokens: MAX_COMPLETION_TOKENS,
-      ...(mode === "json_schema" ? { response_format: jsonSchemaFormat(givenKeys) } : {}),
-      ...(mode === "json_object" ? { response_format: { type: "json_object" } as const } : {}),
-    };
-    // The raw response: some servers stream (server-sent events) even when not asked to.
-    const response = await client.chat.completions.create(params, { signal }).asResponse();
-    let completion: OpenAI.ChatCompletion;
-    if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      const controller = new AbortController();
-      signal.addEventListener("abort", () => controller.abort(), { once: true });
-      const chunks = Stream.fromSSEResponse<OpenAI.ChatCompletionChunk>(response, controller);
-      completion = await ChatCompletionStream.fromReadableStream(
-        chunks.toReadableStream(),
-      ).finalChatCompletion();
-    } else {
-      completion = (await response.json()) as OpenAI.ChatCompletion;
-    }
-    const choice = completion?.choices?.[0];
-    const message = choice?.message;
-    const toolArguments = message?.tool_calls?.find((call) => call.type === "function")?.function.arguments;
-    return {
-      text: message?.content ?? toolArguments ?? null,
-      finishReason: choice?.finish_reason ?? null,
-      refusal: message?.refusal ?? null,
-    };
-  }
-
-  /** One answer, falling back to less structured modes on a 400; HTTP failures throw. */
-  async function ask(
-    messages: OpenAI.ChatCompletionMessageParam[],
-    givenKeys: FactKey[],
-    signal: AbortSignal,
-  ): Promise<ModelAnswer> {
-    for (let index = OUTPUT_MODES.indexOf(firstMode); ; index += 1) {
-      const mode = OUTPUT_MODES[index] ?? "text";
-      try {
-        const answer = await complete(mode, messages, givenKeys, signal);
-        if (mode !== firstMode) {
-          logger?.info?.(
-            { model: options.model, mode },
-            "LLM server refused a structured output mode; using this one",
-          );
-          firstMode = mode;
-        }
-        return answer;
-      } catch (error) {
-        if (mode !== "text" && rejectsResponseFormat(error)) continue;
-        throw error;
-      }
-    }
-  }
-
-  /**
-   * The model's part, checked; or the reason it is refused. facts_used must be exactly what the
-   * part states: a claim of no fact, or of a fact its text does not state, is refused (a plain-text
-   * answer, with no field to claim with, is taken to claim what its text states).
-   */
-  function readAnswer(
-    answer: ModelAnswer,
-    request: DraftRequest,
-    facts: VerifiedFact[],
-  ): ModelPart & { factsUsed: FactKey[] } {
-    if (answer.refusal) throw new UnusableAnswerError("the model refused");
-    if (answer.finishReason === "length") throw new UnusableAnswerError("the answer was cut off");
-    const part = readModelAnswer(
-      answer.text,
-      facts.map((fact) => fact.key),
-    );
-    const problems = findTextProblems(`${part.subject}\n${part.middle}`, request);
-    if (problems.length > 0) throw new UnusableAnswerError(problems.join("; "));
-    const factsUsed = part.factsUsed ?? factsStatedIn(part.middle, facts, request.locale);
-    const unstated = findUnstatedClaims(part.middle, factsUsed, facts, request.locale);
-    if (unstated !== null) throw new UnusableAnswerError(unstated);
-    return { ...part, factsUsed };
-  }
-
-  const fail = (reason: string, cause: unknown): never => {
-    // The upstream's own message is not logged: a server that echoes the request could put the key in it.
-    const status = cause instanceof OpenAI.APIError ? cause.status : undefined;
-    const kind = cause instanceof Error ? cause.name : typeof cause;
-    logger?.warn({ reason, status, kind, model: options.model }, "outreach draft generation failed");
-    throw new ApiError("generation_failed", CLIENT_SAFE_FAILURE, { cause });
+async function complete(
+  { client, model }: LlmContext,
+  mode: OutputMode,
+  messages: OpenAI.ChatCompletionMessageParam[],
+  givenKeys: FactKey[],
+  signal: AbortSignal,
+): Promise<ModelAnswer> {
+  const params: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+    model,
+    messages,
+    max_completion_tokens: MAX_COMPLETION_TOKENS,
+    ...(mode === "json_schema" ? { response_format: jsonSchemaFormat(givenKeys) } : {}),
+    ...(mode === "json_object" ? { response_format: { type: "json_object" } as const } : {}),
   };
-
+  // The raw response: some servers stream (server-sent events) even when not asked to.
+  const response = await client.chat.completions.create(params, { signal }).asResponse();
+  let completion: OpenAI.ChatCompletion;
+  if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const controller = new AbortController();
+    signal.addEventListener("abort", () => controller.abort(), { once: true });
+    const chunks = Stream.fromSSEResponse<OpenAI.ChatCompletionChunk>(response, controller);
+    completion = await ChatCompletionStream.fromReadableStream(
+      chunks.toReadableStream(),
+    ).finalChatCompletion();
+  } else {
+    completion = (await response.json()) as OpenAI.ChatCompletion;
+  }
+  const choice = completion?.choices?.[0];
+  const message = choice?.message;
+  const toolArguments = message?.tool_calls?.find((call) => call.type === "function")?.function.arguments;
   return {
-    name: "llm",
-    maxDurationMs: deadlineMs,
-    async generate(request: DraftRequest): Promise<Draft> {
-      const facts = factsForDraft(request.facts);
-      if (facts.length === 0) {
-        throw new ApiError(
-          "insufficient_audit_data",
-          "Nothing verified about this business gives a basis for a draft.",
-        );
-      }
-      const givenKeys = facts.map((fact) => fact.key);
-      const signal = AbortSignal.timeout(deadlineMs);
-      const messages: OpenAI.ChatCompletionMessageParam[] = [
-        { role: "system", content: SYSTEM_PROMPT },
-        { role: "user", content: JSON.stringify(buildPromptData(request, facts)) },
-      ];
-
-      let lastReason = "no answer";
-      for (let attempt = 1; attempt <= MAX_ANSWERS; attempt += 1) {
-        let answer: ModelAnswer;
-        try {
-          answer = await ask(messages, givenKeys, signal);
-        } catch (error) {
-          return fail(signal.aborted ? "deadline passed" : "request failed", error);
-        }
-        try {
-          const part = readAnswer(answer, request, facts);
-          const draft: Draft = {
-            subject: typesetFor(request.locale)(part.subject),
-            body: assembleBody(request, part.middle, part.factsUsed),
-            facts_used: part.factsUsed,
-          };
-          const problems = findDraftProblems(draft, request);
-          if (problems.length > 0) throw new UnusableAnswerError(problems.join("; "));
-          return draft;
-        } catch (error) {
-          if (!(error instanceof UnusableAnswerError)) return fail("unreadable completion", error);
-          lastReason = error.message;
-          logger?.warn(
-            { reason: lastReason, attempt, model: options.model },
-            "outreach draft answer refused",
-          );
-          // The second try sees its first answer and why it was refused: small models fix it far more often.
-          messages.push(
-            { role: "assistant", content: answer.text ?? "" },
-            {
-              role: "user",
-              content: `That answer cannot be used: ${lastReason}. Write it again following every rule, as the JSON object only.`,
-            },
-          );
-        }
-      }
-      return fail(`answer refused twice: ${lastReason}`, new UnusableAnswerError(lastReason));
-    },
+    text: message?.content ?? toolArguments ?? null,
+    finishReason: choice?.finish_reason ?? null,
+    refusal: message?.refusal ?? null,
   };
+}
+
+/** One answer, falling back to less structured modes on a 400; HTTP failures throw. */
+async function ask(
+  context: LlmContext,
+  messages: OpenAI.ChatCompletionMessageParam[],
+  givenKeys: FactKey[],
+  signal: AbortSignal,
+): Promise<ModelAnswer> {
+  for (let index = OUTPUT_MODES.indexOf(context.firstMode); ; index += 1) {
+    const mode = OUTPUT_MODES[index] ?? "text";
+    try {
+      const answer = await complete(context, mode, messages, givenKeys, signal);
+      if (mode !== context.firstMode) {
+        context.logger?.info?.(
+          { model: context.model, mode },
+          "LLM server refused a structured output mode; using this one",
+        );
+        context.firstMode = mode;
+      }
+      return answer;
+    } catch (error) {
+      if (mode !== "text" && rejectsResponseFormat(error)) continue;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The model's part, checked; or the reason it is refused. facts_used must be exactly what the
+ * part states: a claim of no fact, or of a fact its text does not state, is refused (a plain-text
+ * answer, with no field to claim with, is taken to claim what its text states).
+ */
+function readAnswer(
+  answer: ModelAnswer,
+  request: DraftRequest,
+  facts: VerifiedFact[],
+): ModelPart & { factsUsed: FactKey[] } {
+  if (answer.refusal) throw new UnusableAnswerError("the model refused");
+  if (answer.finishReason === "length") throw new UnusableAnswerError("the answer was cut off");
+  const part = readModelAnswer(
+    answer.text,
+    facts.map((fact) => fact.key),
+  );
+  const problems = findTextProblems(`${part.subject}\n${part.middle}`, request);
+  if (problems.length > 0) throw new UnusableAnswerError(problems.join("; "));
+  const factsUsed = part.factsUsed ?? factsStatedIn(part.middle, facts, request.locale);
+  const unstated = findUnstatedClaims(part.middle, factsUsed, facts, request.locale);
+  if (unstated !== null) throw new UnusableAnswerError(unstated);
+  return { ...part, factsUsed };
+}
+
+/** The whole draft around the model's part, checked; an UnusableAnswerError says why not. */
+function draftOf(answer: ModelAnswer, request: DraftRequest, facts: VerifiedFact[]): Draft {
+  const part = readAnswer(answer, request, facts);
+  const draft: Draft = {
+    subject: typesetFor(request.locale)(part.subject),
+    body: assembleBody(request, part.middle, part.factsUsed),
+    facts_used: part.factsUsed,
+  };
+  const problems = findDraftProblems(draft, request);
+  if (problems.length > 0) throw new UnusableAnswerError(problems.join("; "));
+  return draft;
+}
+
+function generationFailed({ logger, model }: LlmContext, reason: string, cause: unknown): never {
+  // The upstream's own message is not logged: a server that echoes the request could put the key in it.
+  const status = cause instanceof OpenAI.APIError ? cause.status : undefined;
+  const kind = cause instanceof Error ? cause.name : typeof cause;
+  logger?.warn({ reason, status, kind, model }, "outreach draft generation failed");
+  throw new ApiError("generation_failed", CLIENT_SAFE_FAILURE, { cause });
+}
+
+/** Up to MAX_ANSWERS answers; the second one is told why the first was refused. */
+async function generateDraft(context: LlmContext, request: DraftRequest): Promise<Draft> {
+  const facts = factsForDraft(request.facts);
+  if (facts.length === 0) {
+    throw new ApiError(
+      "insufficient_audit_data",
+      "Nothing verified about this business gives a basis for a draft.",
+    );
+  }
+  const givenKeys = facts.map((fact) => fact.key);
+  const signal = AbortSignal.timeout(context.deadlineMs);
+  const messages: OpenAI.ChatCompletionMessageParam[] = [
+    { role: "system", content: SYSTEM_PROMPT },
+    { role: "user", content: JSON.stringify(buildPromptData(request, facts)) },
+  ];
+
+  let lastReason = "no answer";
+  for (let attempt = 1; attempt <= MAX_ANSWERS; attempt += 1) {
+    let answer: ModelAnswer;
+    try {
+      answer = await ask(context, messages, givenKeys, signal);
+    } catch (error) {
+      return generationFailed(context, signal.aborted ? "deadline passed" : "request failed", error);
+    }
+    try {
+      return draftOf(answer, request, facts);
+    } catch (error) {
+      if (!(error instanceof UnusableAnswerError))
+        return generationFailed(context, "unreadable completion", error);
+      lastReason = error.message;
+      context.logger?.warn(
+        { reason: lastReason, attempt, model: context.model },
+        "outreach draft answer refused",
+      );
+      // The second try sees its first answer and why it was refused: small models fix it far more often.
+      messages.push(
+        { role: "assistant", content: answer.text ?? "" },
+        {
+          role: "user",
+          content: `That answer cannot be used: ${lastReason}. Write it again following every rule, as the JSON object only.`,
+        },
+      );
+    }
+  }
+  return generationFailed(
+    context,
+    `answer refused twice: ${lastReason}`,
+    new UnusableAnswerError(lastReason),
+  );
 }
