@@ -54,6 +54,8 @@ button.link { border: 0; background: none; color: var(--accent); padding: 0; tex
 .alert.error { color: var(--danger); background: #fdeeee; border-color: #efb9b9; }
 .alert.ok { color: var(--ok); background: #eaf7ee; border-color: #a9dcb8; }
 .alert.warn { color: #6b4500; background: #fff6e0; border-color: #e8c66a; }
+.field-error { color: var(--danger); font-size: .875rem; margin: .35rem 0 0; }
+input[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem .85rem; margin: 0; min-width: 0; }
 legend { font-weight: 600; padding: 0 .25rem; }
 .queries { display: grid; gap: .75rem; }

@@ -36,7 +36,12 @@ export const enAccounts = {
   nothingVerified:
     "Nothing verified to write about for this business yet: no draft, nothing charged. Search it with a live filter to check its website.",
   generationFailed: "The draft could not be written this time: nothing was charged. Try again in a moment.",
-  draftRefusedContact: "This business asked not to be contacted: no draft.",
+  draftRefusedContact: "This business is on the do-not-contact list: no draft, nothing charged.",
+  draftRefusedByMember:
+    "{who} of your agency put this business on the do-not-contact list on {date}: no draft, nothing charged.",
+  draftRefusedByOperator:
+    "The service operator put this business on the do-not-contact list on {date}: no draft, nothing charged.",
+  suppressionReasonGiven: "Reason given: {reason}",
   endNoSuchDomain: "no such domain",
   endConnectionRefused: "connection refused",
   endOk: "answers",
@@ -143,6 +148,8 @@ export const enAccounts = {
   suppressionListFull:
     "Nothing was added: this would take the do-not-contact list past its limit (the page says how many entries it holds at most). Remove entries you no longer need, or ask the operator to raise the limit.",
   addedBy: "Added by",
+  suppressionValueInvalid:
+    "“{value}” is not an email address, a domain or a place id. For example: info@acme.ca, acme.ca, or a place id such as ChIJN1t_tDeuEmsRUsoyG83frY4.",
   suppressionAdded: "Added to the do-not-contact list.",
   suppressionRemoved: "Removed from the do-not-contact list.",
   doNotContact: "Do not contact",

@@ -40,7 +40,13 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
     "Rien de vérifié à écrire sur cette entreprise pour l'instant\u00a0: pas de brouillon, rien de facturé. Cherchez-la avec un filtre qui vérifie son site.",
   generationFailed:
     "Le brouillon n'a pas pu être rédigé cette fois\u00a0: rien n'a été facturé. Réessayez dans un instant.",
-  draftRefusedContact: "Cette entreprise a demandé à ne pas être contactée\u00a0: pas de brouillon.",
+  draftRefusedContact:
+    "Cette entreprise est sur la liste «\u00a0Ne pas contacter\u00a0»\u00a0: pas de brouillon, rien de facturé.",
+  draftRefusedByMember:
+    "{who}, de votre agence, a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le {date}\u00a0: pas de brouillon, rien de facturé.",
+  draftRefusedByOperator:
+    "L'opérateur du service a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le {date}\u00a0: pas de brouillon, rien de facturé.",
+  suppressionReasonGiven: "Motif indiqué\u00a0: {reason}",
   endNoSuchDomain: "domaine inexistant",
   endConnectionRefused: "connexion refusée",
   endOk: "répond",
@@ -150,6 +156,8 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   suppressionListFull:
     "Rien n'a été ajouté : la liste « Ne pas contacter » dépasserait sa limite (la page indique combien d'entrées elle peut compter). Retirez les entrées inutiles ou demandez à l'opérateur de relever la limite.",
   addedBy: "Ajoutée par",
+  suppressionValueInvalid:
+    "«\u00a0{value}\u00a0» n'est ni une adresse courriel, ni un domaine, ni un identifiant de lieu. Par exemple\u00a0: info@acme.ca, acme.ca, ou un identifiant de lieu comme ChIJN1t_tDeuEmsRUsoyG83frY4.",
   suppressionAdded: "Ajouté à la liste «\u00a0Ne pas contacter\u00a0».",
   suppressionRemoved: "Retiré de la liste «\u00a0Ne pas contacter\u00a0».",
   doNotContact: "Ne pas contacter",

@@ -17,6 +17,8 @@ import { draftOperation } from "../../../shared/operations/draft.ts";
 import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
+import { findMatchingSuppression } from "../../../shared/suppressions/matching-entry.ts";
+import { OPERATOR, type SuppressionEntry } from "../../../shared/suppressions/suppressions.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
 import { bulkDraftForm, draftForm, markForm, parseForm } from "../forms.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
@@ -25,6 +27,23 @@ import { workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { type BulkDraftLine, leadPage, leadsPage } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
+
+/** What a lead is matched against the do-not-contact list by. */
+const suppressionSubjectOf = (lead: LeadWithEvidence) => ({
+  placeId: lead.place_id,
+  website: lead.website,
+  email: lead.email,
+});
+
+/** A refusal for a listed business says who listed it and when (the agency itself, or the operator), and why if given. */
+function whoSuppressed(t: Translator, entry: SuppressionEntry): string {
+  const date = t.date(entry.created_at);
+  const who =
+    entry.added_by === OPERATOR
+      ? t.t("draftRefusedByOperator", { date })
+      : t.t("draftRefusedByMember", { who: entry.added_by, date });
+  return entry.reason ? `${who} ${t.t("suppressionReasonGiven", { reason: entry.reason })}` : who;
+}
 
 /** Why a draft was refused, in the member's words (the API's messages are English). */
 const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
@@ -37,6 +56,22 @@ const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
 
 /** The message keys a refusal can be worded with, as a set (bulk lines carry the key until rendered). */
 const DRAFT_REFUSAL_WORDS = Object.fromEntries(Object.values(DRAFT_REFUSALS).map((key) => [key, true]));
+
+/** A draft refusal in the member's words; for a listed business, who listed it (the entry knows). */
+async function draftRefusalWords(
+  db: ConsoleRouteOptions["services"]["db"],
+  workspaceId: string,
+  leadId: string,
+  error: ApiError,
+): Promise<(t: Translator) => string> {
+  if (error.code === "lead_not_unlocked") {
+    const lead = await findLeadWithEvidence(db, workspaceId, leadId);
+    const entry = lead && (await findMatchingSuppression(db, workspaceId, suppressionSubjectOf(lead)));
+    if (entry) return (t) => whoSuppressed(t, entry);
+  }
+  const key = DRAFT_REFUSALS[error.code];
+  return key ? (t) => t.t(key) : () => error.message;
+}
 
 const listQuery = z
   .object({
@@ -135,9 +170,8 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
       )
         throw error;
       reply.headers(error.headers);
-      const key = DRAFT_REFUSALS[error.code];
       return renderLead(request, reply, {
-        error: key ? (t: Translator) => t.t(key) : () => error.message,
+        error: await draftRefusalWords(db, workspace_id, leadId, error),
         status: error.status,
       });
     }

@@ -12,30 +12,29 @@ import {
   decodeSuppressionCursor,
   encodeSuppressionCursor,
   listSuppressionPage,
+  type SuppressionCursor,
 } from "../../../shared/suppressions/suppressions.ts";
 import type { Services } from "../../services.ts";
 import { doNotContactForm, parseForm, suppressionForm, suppressionImportForm } from "../forms.ts";
-import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
-import { suppressionsPage } from "../views/suppressions.ts";
+import { type SuppressionListing, suppressionsPage } from "../views/suppressions.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
 
 /** The do-not-contact list (DESIGN "Lawful outreach"): the page, one entry, a CSV import, removal, a lead's button. */
 const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   const { db } = services;
 
-  app.get("/suppressions", async (request, reply) => {
-    const { workspace_id } = membershipOf(request);
-    const query = listQuery.parse(request.query);
-    const summary = importSummary.exec(query.imported ?? "");
-    // A cursor the page did not write (edited by hand) is the first page, not an error.
-    const after = query.after === undefined ? null : decodeSuppressionCursor(query.after);
-    const search = query.q ?? "";
+  /** One page of the list, as the page shows it. */
+  async function listingOf(
+    workspaceId: string,
+    after: SuppressionCursor | null,
+    search: string,
+  ): Promise<SuppressionListing> {
     const [page, total] = await Promise.all([
-      listSuppressionPage(db, workspace_id, { limit: PAGE_SIZE, after, search }),
-      countSuppressions(db, workspace_id),
+      listSuppressionPage(db, workspaceId, { limit: PAGE_SIZE, after, search }),
+      countSuppressions(db, workspaceId),
     ]);
-    const listing = {
+    return {
       entries: page.entries,
       total,
       max: services.config.suppressionsPerWorkspace,
@@ -43,6 +42,15 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       paged: after !== null,
       nextCursor: page.next === null ? null : encodeSuppressionCursor(page.next),
     };
+  }
+
+  app.get("/suppressions", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const query = listQuery.parse(request.query);
+    const summary = importSummary.exec(query.imported ?? "");
+    // A cursor the page did not write (edited by hand) is the first page, not an error.
+    const after = query.after === undefined ? null : decodeSuppressionCursor(query.after);
+    const listing = await listingOf(workspace_id, after, query.q ?? "");
     return reply.render((context) =>
       suppressionsPage(context, {
         workspaceId: workspace_id,
@@ -58,7 +66,23 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     const { workspace_id, member_id } = membershipOf(request);
     const form = parseForm(suppressionForm, request.body);
     const entry = suppressionRequestOf(form.value, form.reason ?? undefined);
-    if (entry === null) throw new PageError(400, "invalidInput", { detail: form.value });
+    if (entry === null) {
+      // The page again, with what was typed and why it was refused beside it: nothing is lost.
+      const listing = await listingOf(workspace_id, null, "");
+      return reply.render(
+        (context) =>
+          suppressionsPage(context, {
+            workspaceId: workspace_id,
+            listing,
+            refused: {
+              value: form.value,
+              reason: form.reason ?? "",
+              error: context.t.t("suppressionValueInvalid", { value: form.value }),
+            },
+          }),
+        400,
+      );
+    }
     await invoke(suppressOperation, callerOf(request, services), {
       entries: [entry],
       added_by_member_id: member_id,

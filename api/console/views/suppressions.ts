@@ -20,9 +20,17 @@ export interface SuppressionListing {
 /** The do-not-contact list: add one entry, import a pasted CSV, search, page through, remove an entry. */
 export function suppressionsPage(
   context: PageContext,
-  input: { workspaceId: string; listing: SuppressionListing; info?: string; error?: string },
+  input: {
+    workspaceId: string;
+    listing: SuppressionListing;
+    info?: string;
+    error?: string;
+    /** A refused entry: what was typed, kept in the form, with why beside it. */
+    refused?: { value: string; reason: string; error: string };
+  },
 ): string {
   const { t } = context;
+  const { refused } = input;
   const path = (page = "") => workspacePath(input.workspaceId, `suppressions${page}`);
   return layout(
     { ...context, tab: "suppressions" },
@@ -30,8 +38,14 @@ export function suppressionsPage(
     html`${notice("ok", input.info)}${notice("error", input.error)}
 <p>${t.t("suppressionsIntro")}</p>
 <div class="card"><form class="stack" method="post" action="${path()}">${csrfField(context)}
-${field("suppression-value", t.t("suppressionValue"), html`<input type="text" id="suppression-value" name="value" maxlength="300" required>`)}
-${field("suppression-reason", t.t("reason"), html`<input type="text" id="suppression-reason" name="reason" maxlength="500">`)}
+${field(
+  "suppression-value",
+  t.t("suppressionValue"),
+  refused
+    ? html`<input type="text" id="suppression-value" name="value" maxlength="300" required value="${refused.value}" aria-invalid="true" aria-describedby="suppression-value-error"><p class="field-error" id="suppression-value-error">${refused.error}</p>`
+    : html`<input type="text" id="suppression-value" name="value" maxlength="300" required>`,
+)}
+${field("suppression-reason", t.t("reason"), html`<input type="text" id="suppression-reason" name="reason" maxlength="500" value="${refused?.reason ?? ""}">`)}
 <div><button type="submit" class="primary">${t.t("addSuppression")}</button></div></form></div>
 <div class="card"><form class="stack" method="post" action="${path("/import")}">${csrfField(context)}
 ${field("suppression-csv", t.t("importSuppressions"), html`<textarea id="suppression-csv" name="csv" rows="6" aria-describedby="suppression-csv-hint"></textarea>`, t.t("importHelp"))}

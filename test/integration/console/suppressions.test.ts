@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
-import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
+import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { signedUpMember } from "../../support/console.ts";
 import { RICH_EVIDENCE, RICH_SIGNALS } from "../../support/drafting.ts";
 import { seedLeads } from "../../support/seed.ts";
@@ -162,7 +162,53 @@ describe("lawful outreach in the console", () => {
     const before = await balance();
     const refused = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "fr" });
     expect(refused.statusCode).toBe(403);
+    // The refusal says who listed the business: this member, for the agency, with the reason given.
+    expect(refused.body).toContain(
+      "dnc@agency.test, de votre agence, a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le ",
+    );
+    expect(refused.body).toContain("Motif indiqué\u00a0: page says no");
+    expect(refused.body).not.toContain("a demandé");
     expect(await balance()).toBe(before);
     expect((await browser.get(leadPath)).body).toContain(`<dd id="lead-status">Écarté</dd>`);
+  });
+
+  it("words a refusal for a business the operator listed as the operator's doing", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "operator-listed@agency.test");
+    const placeId = `op-${workspace.workspaceId.slice(0, 8)}`;
+    const leadId = await leadWithAddress(workspace.workspaceId, placeId, false);
+    await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/suppressions`, {
+      domain: `${placeId}.ca`,
+    });
+    const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
+    const refused = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "en" });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain("The service operator put this business on the do-not-contact list on ");
+    expect(refused.body).not.toContain("Reason given");
+  });
+
+  it("keeps a refused entry in the form with the reason beside it, on the list's own page", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "typo@agency.test");
+    const list = `/app/w/${workspace.workspaceId}/suppressions`;
+    await browser.submit(list, list, { value: "kept@maple.ca", reason: "" });
+    const refused = await browser.submit(list, list, { value: "owner@", reason: "asked at the counter" });
+    expect(refused.statusCode).toBe(400);
+    // The same page, the list still there, what was typed still in the form, the error beside it.
+    expect(refused.body).toContain("<h1>Do not contact</h1>");
+    expect(refused.body).toContain("kept@maple.ca");
+    expect(refused.body).toMatch(
+      /<input type="text" id="suppression-value" name="value" maxlength="300" required value="owner@" aria-invalid="true" aria-describedby="suppression-value-error">/,
+    );
+    expect(refused.body).toContain(
+      '<p class="field-error" id="suppression-value-error">“owner@” is not an email address',
+    );
+    expect(refused.body).toContain('value="asked at the counter"');
+    const entries = await harness.database.db
+      .selectFrom("suppressions")
+      .select("value")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .execute();
+    expect(entries).toEqual([{ value: "kept@maple.ca" }]);
   });
 });
