@@ -63,6 +63,39 @@ describe("item 1: per-address limits count an IPv6 client by its /64; each accou
     expect((await signInFrom("2001:db8:aa:2::1", accounts[0] ?? "", PASSWORD)).status).toBe(303);
   });
 
+  it("OAuth client registrations from two addresses of one /64 share one budget; another /64 has its own", async () => {
+    const registrar = await startHttpTestApp({
+      TRUST_PROXY_HOPS: "1",
+      RATE_LIMIT_OAUTH_REGISTER_PER_MIN: "2",
+    });
+    try {
+      const register = (from: string) =>
+        fetch(`${registrar.baseUrl}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": from },
+          body: JSON.stringify({ client_name: "Assistant", redirect_uris: ["https://assistant.example/cb"] }),
+        });
+      const statuses = [
+        (await register("2001:db8:bb:1::1")).status,
+        (await register("2001:db8:bb:1:ffff:ffff:ffff:fffe")).status,
+        // A third address of the same /64, written another way: the /64's budget of 2 is spent.
+        (await register("2001:0db8:00bb:0001:1234::9")).status,
+      ];
+      expect(statuses).toEqual([201, 201, 429]);
+      const refused = await register("2001:db8:bb:1::77");
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The neighbouring /64 and an IPv4 client count apart.
+      expect((await register("2001:db8:bb:2::1")).status).toBe(201);
+      expect((await register("2001:db8:bb:2::2")).status).toBe(201);
+      expect((await register("203.0.113.9")).status).toBe(201);
+      const clients = await registrar.database.db.selectFrom("oauth_clients").select("id").execute();
+      expect(clients).toHaveLength(5);
+    } finally {
+      await registrar.close();
+    }
+  });
+
   it("sign-ups and reset requests (account mail) from one /64 share one hourly allowance", async () => {
     const statuses: number[] = [];
     for (let index = 1; index <= 6; index += 1) {
