@@ -111,9 +111,10 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
 
 /**
  * One page of the newest-first lead list (the same order and cursor as GET /v1/leads). With a
- * status, only leads that read that status: the status a lead reads is decided after the query
- * (a suppressed place reads `skipped` whatever is stored), so the list is walked page by page and
- * filtered here, and the cursor names the last lead shown.
+ * status, only leads that read that status: the statement steps only onto leads that may read it
+ * (listLeads), and the status each reads is decided by the do-not-contact list's rules (a
+ * suppressed place reads `skipped` whatever is stored), so the rare candidate that does not is
+ * dropped here and the walk goes on until the page is full; the cursor names the last lead shown.
  */
 export async function listLeadsWithEvidence(
   db: Db,
@@ -126,8 +127,10 @@ export async function listLeadsWithEvidence(
   }
   const matching: LeadSummary[] = [];
   let after = page.after;
+  // One lead more than the page tells whether a next page exists.
   while (matching.length <= page.limit) {
-    const listed = await listLeads(db, workspaceId, { limit: 100, after });
+    const wanted = page.limit + 1 - matching.length;
+    const listed = await listLeads(db, workspaceId, { limit: wanted, after, status: page.status });
     matching.push(...listed.leads.filter((lead) => lead.outreach_status === page.status));
     const last = listed.leads.at(-1);
     if (!listed.next_cursor || !last) break;
@@ -155,7 +158,7 @@ export async function listLeadsByScore(
   const all: LeadSummary[] = [];
   let after: LeadCursor | null = null;
   for (;;) {
-    const listed = await listLeads(db, workspaceId, { limit: 100, after });
+    const listed = await listLeads(db, workspaceId, { limit: 100, after, status: page.status });
     all.push(
       ...listed.leads.filter((lead) => page.status === undefined || lead.outreach_status === page.status),
     );

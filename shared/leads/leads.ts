@@ -14,6 +14,7 @@ import { type Opportunity, scoreOpportunity } from "../scoring/opportunity.ts";
 import {
   loadSuppressionsFor,
   matchingSuppressionEntriesSql,
+  maySuppressSql,
   type SuppressionEntryRows,
   type SuppressionList,
   suppressionListOf,
@@ -57,17 +58,21 @@ const summaryColumns = [
  * do-not-contact entries that could match the page's leads (read once by the statement through
  * the list's index, never the whole list), matched in memory as every other reader of the list does.
  */
-export function leadPageQuery(workspaceId: string, page: { limit: number; after: LeadCursor | null }) {
+export function leadPageQuery(
+  workspaceId: string,
+  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
+) {
   const after = page.after
     ? sql`and (leads.added_at, leads.id) < (${page.after.addedAt}, ${page.after.leadId}::uuid)`
     : sql``;
+  const mayRead = mayReadStatusSql(workspaceId, page.status);
   return sql<LeadSummary & { suppression_entries: SuppressionEntryRows | null }>`
     with recursive walk as (
       (select first.*, places.name, places.category, places.address, places.website, places.phone, 1 as n
        from (
          select leads.id, leads.place_id, leads.outreach_status, leads.added_at
          from leads
-         where leads.workspace_id = ${workspaceId} ${after}
+         where leads.workspace_id = ${workspaceId} ${after} ${mayRead}
          order by leads.added_at desc, leads.id desc
          limit 1
        ) as first
@@ -78,7 +83,7 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
       cross join lateral (
         select leads.id, leads.place_id, leads.outreach_status, leads.added_at
         from leads
-        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id)
+        where leads.workspace_id = ${workspaceId} and (leads.added_at, leads.id) < (walk.added_at, walk.id) ${mayRead}
         order by leads.added_at desc, leads.id desc
         limit 1
       ) as next
@@ -96,10 +101,31 @@ export function leadPageQuery(workspaceId: string, page: { limit: number; after:
     order by walk.added_at desc, walk.id desc`;
 }
 
+/**
+ * With a status, the walk steps only onto leads that may read it: those stored with it (a lead
+ * reads what is stored unless the do-not-contact list covers it) and, for `skipped`, those the
+ * list's pre-selection finds an entry for. What each lead reads is still decided by `statusOf`
+ * with the list's rules (shared/suppressions), so a caller keeps the leads that read the status.
+ */
+function mayReadStatusSql(workspaceId: string, status: OutreachStatus | undefined) {
+  if (status === undefined) return sql``;
+  if (status !== "skipped") return sql`and leads.outreach_status = ${status}`;
+  const subject = sql<{ place_id: string; website: string | null; email: string | null }>`
+    select leads.place_id, candidate.website,
+      ${currentContactEmailSql(sql.ref("leads.place_id"), sql.ref("candidate.website"))} as email
+    from places as candidate where candidate.place_id = leads.place_id`;
+  return sql`and (leads.outreach_status = 'skipped' or ${maySuppressSql(workspaceId, subject)})`;
+}
+
+/**
+ * One page of leads, newest first, each with the status it reads. With a status, the page holds
+ * only leads that may read it (see mayReadStatusSql): the caller keeps those that do, and walks on
+ * from the last lead read when that leaves the page short.
+ */
 export async function listLeads(
   db: Db,
   workspaceId: string,
-  page: { limit: number; after: LeadCursor | null },
+  page: { limit: number; after: LeadCursor | null; status?: OutreachStatus | undefined },
 ): Promise<LeadPage> {
   // One row more than the page tells whether a next page exists.
   const { rows } = await leadPageQuery(workspaceId, { ...page, limit: page.limit + 1 }).execute(db);

@@ -342,6 +342,18 @@ export function matchingSuppressionEntriesSql(
       or (entry.kind = 'domain' and lower(entry.value) in (select name from parent))))`;
 }
 
+/**
+ * Whether `matchingSuppressionEntriesSql` finds an entry for these subjects: the pre-selection as
+ * a condition, for a statement that narrows its rows to those the list may cover (the lead list's
+ * status filter). It may keep a row the rules then clear; `suppressionListOf` decides.
+ */
+export function maySuppressSql(
+  workspaceId: string,
+  subjects: RawBuilder<{ place_id: string; website: string | null; email: string | null }>,
+) {
+  return sql<boolean>`json_array_length(${matchingSuppressionEntriesSql(workspaceId, subjects)}) > 0`;
+}
+
 /** The matching rules over a set of entries (pure; exported for the unit tests). */
 export function suppressionListOf(
   entries: ReadonlyArray<{ kind: SuppressionKind; value: string }>,
