@@ -334,6 +334,9 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** The environment as the schema read it (names as the variables'). */
+type Environment = z.infer<typeof configSchema>;
+
 /** Validates the environment once; a bad value is a clear error naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(env);
@@ -342,14 +345,74 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
-  // The fixture provider wins over Google so that a demo never spends a real API quota by accident.
-  const places: Config["places"] = e.PLACES_FIXTURE_FILE
-    ? { kind: "fixture", file: e.PLACES_FIXTURE_FILE }
-    : e.GOOGLE_PLACES_API_KEY
-      ? { kind: "google", apiKey: e.GOOGLE_PLACES_API_KEY, baseUrl: e.GOOGLE_PLACES_BASE_URL }
-      : { kind: "none" };
-  // Renamed when they started counting failures only, per account-and-address: a value set under
-  // the old name would otherwise be ignored without a word.
+  refuseRenamedVariables(env);
+  refuseHalfSettings(e);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
+      /\/+$/,
+      "",
+    ),
+    database: databaseConfig(e),
+    startupWaitMs: e.STARTUP_WAIT_MS,
+    redisUrl: e.REDIS_URL,
+    adminToken: e.ADMIN_TOKEN,
+    places: placesConfig(e),
+    openai: openaiConfig(e),
+    searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
+    dnsServers: e.DNS_SERVERS,
+    searchMatchGraceMs: e.SEARCH_MATCH_GRACE_MS,
+    audit: auditConfig(e),
+    queuePrefix: e.QUEUE_PREFIX,
+    rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
+    consoleRateLimits: {
+      readPerMinute: e.RATE_LIMIT_CONSOLE_READ_PER_MIN,
+      searchPerMinute: e.RATE_LIMIT_CONSOLE_SEARCH_PER_MIN,
+    },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    addressLimits: {
+      oauthRegisterPerMinute: e.RATE_LIMIT_OAUTH_REGISTER_PER_MIN,
+      oauthPerMinute: e.RATE_LIMIT_OAUTH_PER_MIN,
+      adminFailuresPerMinute: e.RATE_LIMIT_ADMIN_FAILURES_PER_MIN,
+    },
+    costLimits: costLimitsConfig(e),
+    passwordFailureLimits: {
+      perAccountAddress: e.PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS,
+      perAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
+      perAccount: e.PASSWORD_FAILURES_PER_ACCOUNT,
+      slowDownMs: e.PASSWORD_SLOW_DOWN_MS,
+      windowSeconds: 15 * 60,
+    },
+    mail: mailConfig(e),
+    signUp: e.SIGNUP,
+    accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
+    invitesPerHour: e.INVITES_PER_HOUR,
+    suppressionsPerWorkspace: e.SUPPRESSIONS_MAX_PER_WORKSPACE,
+    keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
+    oauth: {
+      accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      unusedClientTtlSeconds: e.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
+    },
+    workerMetricsPort: e.WORKER_METRICS_PORT,
+    legal: {
+      privacyPolicyFile: e.PRIVACY_POLICY_FILE,
+      termsOfServiceFile: e.TERMS_OF_SERVICE_FILE,
+      contactEmail: e.OPERATOR_CONTACT_EMAIL,
+    },
+    stripe: stripeConfig(e),
+    creditPacks: e.CREDIT_PACKS,
+    creditCurrency: e.CREDIT_CURRENCY,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/**
+ * Renamed when they started counting failures only, per account-and-address: a value set under
+ * the old name would otherwise be ignored without a word.
+ */
+function refuseRenamedVariables(env: Record<string, string | undefined>): void {
   for (const [old, replacement] of [
     ["SIGN_IN_ATTEMPTS_PER_ACCOUNT", "PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS"],
     ["SIGN_IN_ATTEMPTS_PER_ADDRESS", "PASSWORD_FAILURES_PER_ADDRESS"],
@@ -360,6 +423,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       );
     }
   }
+}
+
+/** Settings that need another one: the first missing is named. */
+function refuseHalfSettings(e: Environment): void {
   if (e.SMTP_URL && e.SMTP_URL !== "log:" && !e.MAIL_FROM) {
     throw new ConfigError("Invalid configuration:\n  MAIL_FROM: required when SMTP_URL is set");
   }
@@ -385,120 +452,91 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "Invalid configuration:\n  OPENAI_MODEL: required when OPENAI_API_KEY or OPENAI_BASE_URL is set",
     );
   }
+}
+
+function placesConfig(e: Environment): Config["places"] {
+  // The fixture provider wins over Google so that a demo never spends a real API quota by accident.
+  return e.PLACES_FIXTURE_FILE
+    ? { kind: "fixture", file: e.PLACES_FIXTURE_FILE }
+    : e.GOOGLE_PLACES_API_KEY
+      ? { kind: "google", apiKey: e.GOOGLE_PLACES_API_KEY, baseUrl: e.GOOGLE_PLACES_BASE_URL }
+      : { kind: "none" };
+}
+
+function databaseConfig(e: Environment): Config["database"] {
+  return e.DATABASE_URL
+    ? {
+        kind: "postgres",
+        url: e.DATABASE_URL,
+        timeouts: {
+          connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+          statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+          idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        },
+      }
+    : { kind: "pglite", dataDir: e.DATA_DIR };
+}
+
+function openaiConfig(e: Environment): Config["openai"] {
+  // OpenAI's own API needs a key; a server of one's own (OPENAI_BASE_URL) may need none.
+  return e.OPENAI_MODEL && (e.OPENAI_API_KEY || e.OPENAI_BASE_URL)
+    ? {
+        apiKey: e.OPENAI_API_KEY,
+        baseURL: e.OPENAI_BASE_URL,
+        model: e.OPENAI_MODEL,
+        timeoutMs: e.OPENAI_TIMEOUT_MS,
+      }
+    : undefined;
+}
+
+function auditConfig(e: Environment): Config["audit"] {
   return {
-    port: e.PORT,
-    host: e.HOST,
-    publicUrl: (e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(
-      /\/+$/,
-      "",
-    ),
-    database: e.DATABASE_URL
-      ? {
-          kind: "postgres",
-          url: e.DATABASE_URL,
-          timeouts: {
-            connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
-            statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
-            idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-          },
-        }
-      : { kind: "pglite", dataDir: e.DATA_DIR },
-    startupWaitMs: e.STARTUP_WAIT_MS,
-    redisUrl: e.REDIS_URL,
-    adminToken: e.ADMIN_TOKEN,
-    places,
-    // OpenAI's own API needs a key; a server of one's own (OPENAI_BASE_URL) may need none.
-    openai:
-      e.OPENAI_MODEL && (e.OPENAI_API_KEY || e.OPENAI_BASE_URL)
-        ? {
-            apiKey: e.OPENAI_API_KEY,
-            baseURL: e.OPENAI_BASE_URL,
-            model: e.OPENAI_MODEL,
-            timeoutMs: e.OPENAI_TIMEOUT_MS,
-          }
-        : undefined,
-    searchCheckBudgetMs: e.SEARCH_CHECK_BUDGET_MS,
-    dnsServers: e.DNS_SERVERS,
-    searchMatchGraceMs: e.SEARCH_MATCH_GRACE_MS,
-    audit: {
-      allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
-      demoSitesDir: e.AUDIT_DEMO_SITES_DIR,
-      concurrency: e.AUDIT_CONCURRENCY,
-      fetchMemoryBudgetBytes: e.AUDIT_FETCH_MEMORY_BUDGET_MB * 1024 * 1024,
-      fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
-      fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
-      threads: e.AUDIT_THREADS,
-      fetchLoops: e.AUDIT_FETCH_LOOPS,
-      jobLockMs: e.AUDIT_JOB_LOCK_MS,
-      unreachableRetryMs: e.AUDIT_UNREACHABLE_RETRY_MS,
-      extraCa: e.AUDIT_CA_FILE,
-      fallbackConcurrency: e.AUDIT_FALLBACK_CONCURRENCY,
-    },
-    queuePrefix: e.QUEUE_PREFIX,
-    rateLimits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, searchPerMinute: e.RATE_LIMIT_SEARCH_PER_MIN },
-    consoleRateLimits: {
-      readPerMinute: e.RATE_LIMIT_CONSOLE_READ_PER_MIN,
-      searchPerMinute: e.RATE_LIMIT_CONSOLE_SEARCH_PER_MIN,
-    },
-    trustProxyHops: e.TRUST_PROXY_HOPS,
-    addressLimits: {
-      oauthRegisterPerMinute: e.RATE_LIMIT_OAUTH_REGISTER_PER_MIN,
-      oauthPerMinute: e.RATE_LIMIT_OAUTH_PER_MIN,
-      adminFailuresPerMinute: e.RATE_LIMIT_ADMIN_FAILURES_PER_MIN,
-    },
-    costLimits: {
-      paid: {
-        provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR,
-        live_checks: e.COST_LIVE_CHECKS_PER_HOUR,
-        draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR,
-      },
-      free_trial: {
-        provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR_FREE_TRIAL,
-        live_checks: e.COST_LIVE_CHECKS_PER_HOUR_FREE_TRIAL,
-        draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL,
-      },
-    },
-    passwordFailureLimits: {
-      perAccountAddress: e.PASSWORD_FAILURES_PER_ACCOUNT_ADDRESS,
-      perAddress: e.PASSWORD_FAILURES_PER_ADDRESS,
-      perAccount: e.PASSWORD_FAILURES_PER_ACCOUNT,
-      slowDownMs: e.PASSWORD_SLOW_DOWN_MS,
-      windowSeconds: 15 * 60,
-    },
-    mail:
-      e.SMTP_URL === "log:"
-        ? { kind: "log" }
-        : e.SMTP_URL && e.MAIL_FROM
-          ? { kind: "smtp", smtpUrl: e.SMTP_URL, from: e.MAIL_FROM }
-          : undefined,
-    signUp: e.SIGNUP,
-    accountMailPerAddressPerHour: e.ACCOUNT_MAIL_PER_ADDRESS_PER_HOUR,
-    invitesPerHour: e.INVITES_PER_HOUR,
-    suppressionsPerWorkspace: e.SUPPRESSIONS_MAX_PER_WORKSPACE,
-    keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
-    oauth: {
-      accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
-      unusedClientTtlSeconds: e.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
-    },
-    workerMetricsPort: e.WORKER_METRICS_PORT,
-    legal: {
-      privacyPolicyFile: e.PRIVACY_POLICY_FILE,
-      termsOfServiceFile: e.TERMS_OF_SERVICE_FILE,
-      contactEmail: e.OPERATOR_CONTACT_EMAIL,
-    },
-    stripe:
-      e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
-        ? {
-            secretKey: e.STRIPE_SECRET_KEY,
-            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
-            apiUrl: e.STRIPE_API_URL.replace(/\/+$/, ""),
-          }
-        : undefined,
-    creditPacks: e.CREDIT_PACKS,
-    creditCurrency: e.CREDIT_CURRENCY,
-    logLevel: e.LOG_LEVEL,
+    allowPrivateNetworks: e.AUDIT_ALLOW_PRIVATE_NETWORKS,
+    demoSitesDir: e.AUDIT_DEMO_SITES_DIR,
+    concurrency: e.AUDIT_CONCURRENCY,
+    fetchMemoryBudgetBytes: e.AUDIT_FETCH_MEMORY_BUDGET_MB * 1024 * 1024,
+    fetchesPerHost: e.AUDIT_FETCHES_PER_HOST,
+    fetchesPerIp: e.AUDIT_FETCHES_PER_IP,
+    threads: e.AUDIT_THREADS,
+    fetchLoops: e.AUDIT_FETCH_LOOPS,
+    jobLockMs: e.AUDIT_JOB_LOCK_MS,
+    unreachableRetryMs: e.AUDIT_UNREACHABLE_RETRY_MS,
+    extraCa: e.AUDIT_CA_FILE,
+    fallbackConcurrency: e.AUDIT_FALLBACK_CONCURRENCY,
   };
+}
+
+function costLimitsConfig(e: Environment): Config["costLimits"] {
+  return {
+    paid: {
+      provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR,
+      live_checks: e.COST_LIVE_CHECKS_PER_HOUR,
+      draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR,
+    },
+    free_trial: {
+      provider_pages: e.COST_PROVIDER_PAGES_PER_HOUR_FREE_TRIAL,
+      live_checks: e.COST_LIVE_CHECKS_PER_HOUR_FREE_TRIAL,
+      draft_attempts: e.COST_DRAFT_ATTEMPTS_PER_HOUR_FREE_TRIAL,
+    },
+  };
+}
+
+function mailConfig(e: Environment): Config["mail"] {
+  return e.SMTP_URL === "log:"
+    ? { kind: "log" }
+    : e.SMTP_URL && e.MAIL_FROM
+      ? { kind: "smtp", smtpUrl: e.SMTP_URL, from: e.MAIL_FROM }
+      : undefined;
+}
+
+function stripeConfig(e: Environment): Config["stripe"] {
+  return e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+    ? {
+        secretKey: e.STRIPE_SECRET_KEY,
+        webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+        apiUrl: e.STRIPE_API_URL.replace(/\/+$/, ""),
+      }
+    : undefined;
 }
 
 /**
