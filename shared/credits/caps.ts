@@ -60,16 +60,79 @@ async function readSpending(
   return { spent_today: Number(row.spent_today), spent_total: Number(row.spent_total) };
 }
 
-/** What each of a workspace's keys (or grants) has spent, by id. */
+/** What each of these keys (or grants) has spent, by id (one statement; an id with no spend reads 0). */
 export async function readSpendingByKey(
   db: Db,
   kind: Spender["kind"],
   ids: readonly string[],
   now: Date = new Date(),
 ): Promise<Map<string, Spending>> {
-  const spending = new Map<string, Spending>();
-  for (const id of ids) spending.set(id, await readSpending(db, { kind, id } as Spender, now));
+  const spending = new Map<string, Spending>(ids.map((id) => [id, { spent_today: 0, spent_total: 0 }]));
+  if (ids.length === 0) return spending;
+  const column = kind === "api_key" ? "api_key_id" : "grant_id";
+  const dayStart = startOfUtcDay(now);
+  const rows = await db
+    .selectFrom("credit_spends")
+    .select((eb) => [
+      eb.ref(column).as("spender_id"),
+      eb.fn.sum<number>("credits").as("spent_total"),
+      eb.fn
+        .sum<number>(eb.case().when("spent_at", ">=", dayStart).then(eb.ref("credits")).else(0).end())
+        .as("spent_today"),
+    ])
+    .where(column, "in", ids)
+    .groupBy(column)
+    .execute();
+  for (const row of rows) {
+    if (row.spender_id === null) continue;
+    spending.set(row.spender_id, {
+      spent_today: Number(row.spent_today),
+      spent_total: Number(row.spent_total),
+    });
+  }
   return spending;
+}
+
+/** Where a key or grant stands against its caps: what each still allows, and when the daily one resets. */
+export interface CapStanding {
+  daily: { cap: number; spent_today: number; remaining: number; resets_at: Date } | null;
+  total: { cap: number; spent_total: number; remaining: number } | null;
+}
+
+export async function readCapStanding(
+  db: Db | Transaction<Database>,
+  spender: Spender,
+  now: Date = new Date(),
+): Promise<CapStanding> {
+  const caps = await readCaps(db, spender);
+  if (!caps || (caps.daily_credit_cap === null && caps.total_credit_cap === null)) {
+    return { daily: null, total: null };
+  }
+  const spent = await readSpending(db, spender, now);
+  return {
+    daily:
+      caps.daily_credit_cap === null
+        ? null
+        : {
+            cap: caps.daily_credit_cap,
+            spent_today: spent.spent_today,
+            remaining: Math.max(0, caps.daily_credit_cap - spent.spent_today),
+            resets_at: nextUtcMidnight(now),
+          },
+    total:
+      caps.total_credit_cap === null
+        ? null
+        : {
+            cap: caps.total_credit_cap,
+            spent_total: spent.spent_total,
+            remaining: Math.max(0, caps.total_credit_cap - spent.spent_total),
+          },
+  };
+}
+
+/** The next midnight UTC after `now`: when a daily cap starts counting again from 0. */
+function nextUtcMidnight(now: Date): Date {
+  return new Date(startOfUtcDay(now).getTime() + DAY_MS);
 }
 
 /**
@@ -116,7 +179,7 @@ export async function refuseOverCap(
       );
     }
     if (caps.daily_credit_cap !== null && spent.spent_today + credits > caps.daily_credit_cap) {
-      const resets = new Date(startOfUtcDay(now).getTime() + DAY_MS).toISOString();
+      const resets = nextUtcMidnight(now).toISOString();
       throw new ApiError(
         "insufficient_credits",
         `${who} has a daily credit cap of ${caps.daily_credit_cap} and has spent ${spent.spent_today} today (UTC); ${needs}. Nothing was saved or charged. The cap resets at ${resets}.`,

@@ -221,6 +221,6 @@ describe("GET /v1/credits", () => {
   it("starts every workspace at 10 credits", async () => {
     const response = await t.app.inject({ url: "/v1/credits", headers: ws.auth });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ balance: 10 });
+    expect(response.json()).toMatchObject({ balance: 10 });
   });
 });

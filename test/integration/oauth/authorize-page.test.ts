@@ -155,7 +155,7 @@ describe("the authorization page in Chromium", () => {
       const credits = await fetch(`${t.baseUrl}/v1/credits`, {
         headers: { authorization: `Bearer ${access_token}` },
       });
-      expect(await credits.json()).toEqual({ balance: 10 });
+      expect(await credits.json()).toMatchObject({ balance: 10 });
 
       // The same token on /mcp, and the person's claims from userinfo.
       const mcp = await fetch(`${t.baseUrl}/mcp`, {

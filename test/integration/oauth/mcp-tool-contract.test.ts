@@ -128,7 +128,7 @@ describe("every tool", () => {
       return result.structuredContent as Record<string, unknown>;
     };
 
-    expect(await call("get_credit_balance")).toEqual({ balance: 10 });
+    expect(await call("get_credit_balance")).toMatchObject({ balance: 10 });
     const search = (await call("search_leads", {
       queries: [{ location: "Ottawa", category: "plumber" }],
       filters: { no_website: true },

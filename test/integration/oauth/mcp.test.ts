@@ -126,7 +126,11 @@ describe("tools", () => {
 
   it("calls each tool for the token's workspace, spending credits as /v1 does", async () => {
     const client = await connect(t.baseUrl, tokens.access_token);
-    expect(await callJson(client, "get_credit_balance")).toEqual({ balance: 10 });
+    expect(await callJson(client, "get_credit_balance")).toEqual({
+      balance: 10,
+      spendable: 10,
+      spending_caps: { applies_to: "oauth_grant", daily: null, total: null },
+    });
 
     const search = await callJson<{
       results: { id: string; place_id: string; has_website: boolean }[];
@@ -136,7 +140,7 @@ describe("tools", () => {
     expect(search.results.map((lead) => lead.place_id)).toEqual(["mcp-1", "mcp-2"]);
     expect(search.credits_spent).toBe(2);
     expect(fake.requests.at(-1)?.body).toMatchObject({ textQuery: "plumber in Ottawa" });
-    expect(await callJson(client, "get_credit_balance")).toEqual({ balance: 8 });
+    expect(await callJson(client, "get_credit_balance")).toMatchObject({ balance: 8 });
 
     const page = await callJson<{ leads: { id: string }[]; next_cursor: string | null }>(
       client,
@@ -190,13 +194,13 @@ describe("tools", () => {
     expect(draft.subject).toEqual(expect.any(String));
     expect(draft.body.length).toBeGreaterThan(20);
     expect(draft.facts_used).toContain("no_website");
-    expect(await callJson(client, "get_credit_balance")).toEqual({ balance: 7 });
+    expect(await callJson(client, "get_credit_balance")).toMatchObject({ balance: 7 });
 
     // The same workspace through /v1 with the same token sees the same state.
     const credits = await fetch(`${t.baseUrl}/v1/credits`, {
       headers: { authorization: `Bearer ${tokens.access_token}` },
     });
-    expect(await credits.json()).toEqual({ balance: 7 });
+    expect(await credits.json()).toMatchObject({ balance: 7 });
   });
 
   it("answers domain errors as tool errors carrying the error code", async () => {
@@ -302,6 +306,8 @@ describe("authorization", () => {
     expect((await client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
     expect(await callJson<{ balance: number }>(client, "get_credit_balance")).toEqual({
       balance: expect.any(Number),
+      spendable: expect.any(Number),
+      spending_caps: { applies_to: "oauth_grant", daily: null, total: null },
     });
   });
 });

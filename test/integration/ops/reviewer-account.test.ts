@@ -100,7 +100,7 @@ describe("npm run admin -- reviewer create", () => {
         name: "get_credit_balance",
         arguments: {},
       })) as CallToolResult;
-      expect(balance.structuredContent).toEqual({ balance: 50 - spent });
+      expect(balance.structuredContent).toMatchObject({ balance: 50 - spent });
     } finally {
       await client.close();
     }
