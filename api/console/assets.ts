@@ -44,6 +44,10 @@ form.stack { display: grid; gap: .85rem; }
 form.inline { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
+.field-error { color: var(--danger); font-size: .9rem; font-weight: 600; margin: .3rem 0 0; }
+.field.invalid input { border: 2px solid var(--danger); }
+form.new-key { display: grid; grid-template-columns: 2fr 1fr 1fr; gap: .75rem 1rem; align-items: start; }
+form.new-key > div:last-child { grid-column: 1 / -1; }
 input[type=text], input[type=email], input[type=password], input[type=number], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }
 textarea { min-height: 5rem; }
 button, .button { display: inline-block; font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid #8a94a6; background: #fff; color: var(--ink); cursor: pointer; text-decoration: none; }
@@ -86,6 +90,7 @@ dl.facts dd { margin: 0; word-break: break-word; }
 @media (max-width: 40rem) {
   dl.facts { grid-template-columns: 1fr; }
   fieldset.query { grid-template-columns: 1fr; }
+  form.new-key { grid-template-columns: 1fr; }
   table.rows thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: 100%; }
   table.rows tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CREDIT_CAP } from "../../shared/credits/caps.ts";
 import { languageSchema } from "../../shared/languages.ts";
 import { recordOf } from "../../shared/lists.ts";
 import { YES_NO_FILTERS } from "../../shared/search/schemas.ts";
@@ -7,6 +8,7 @@ import {
   WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
   type WorkspaceSettings,
 } from "../../shared/workspaces/workspaces.ts";
+import type { MessageKey } from "./i18n.ts";
 import { PageError } from "./page-error.ts";
 
 /**
@@ -61,7 +63,51 @@ const settingsFields = {
   postal_address: optionalText(settingLength.postal_address).optional(),
 } satisfies Record<keyof WorkspaceSettings, z.ZodType>;
 export const settingsForm = z.object(settingsFields);
-export const keyForm = z.object({ name: z.string().trim().min(1).max(200) });
+/** A spending cap as typed (kept as typed, so a refused form shows it again). */
+const capText = z.string().max(100).catch("").default("");
+/** The two spending caps of a key or a connected app, as typed. */
+export const capsForm = z.object({ daily_credit_cap: capText, total_credit_cap: capText });
+export type CapsTyped = z.output<typeof capsForm>;
+export type CapField = keyof CapsTyped;
+/** A new key: its name and caps as typed, checked by `readKeyForm` so errors sit beside the inputs. */
+export const keyForm = capsForm.extend({ name: z.string().max(1000).catch("").default("") });
+export type KeyTyped = z.output<typeof keyForm>;
+
+/** Spaces a person may put between thousands (`1 000`, with a no-break or narrow no-break space). */
+const THOUSANDS_SPACES = /[\s\u00a0\u202f]/g;
+
+/**
+ * The caps as typed, read: empty is no cap (null); a whole number of credits from 0 to
+ * MAX_CREDIT_CAP otherwise. Each field that is not gets the message to show beside it.
+ */
+export function readCapsForm(typed: CapsTyped): {
+  caps: { daily_credit_cap: number | null; total_credit_cap: number | null };
+  errors: Partial<Record<CapField, MessageKey>>;
+} {
+  const errors: Partial<Record<CapField, MessageKey>> = {};
+  const read = (field: CapField): number | null => {
+    const text = typed[field].replace(THOUSANDS_SPACES, "");
+    if (text === "") return null;
+    if (!/^[0-9]{1,9}$/.test(text) || Number(text) > MAX_CREDIT_CAP) {
+      errors[field] = "capInvalid";
+      return null;
+    }
+    return Number(text);
+  };
+  return {
+    caps: { daily_credit_cap: read("daily_credit_cap"), total_credit_cap: read("total_credit_cap") },
+    errors,
+  };
+}
+
+/** A new key's form, read: its name (1 to 200 characters once trimmed) and caps, or what to show beside each field. */
+export function readKeyForm(typed: KeyTyped) {
+  const { caps, errors } = readCapsForm(typed);
+  const name = typed.name.trim();
+  const nameError: MessageKey | undefined =
+    name === "" ? "keyNameMissing" : name.length > 200 ? "keyNameTooLong" : undefined;
+  return { name, caps, errors: { ...errors, ...(nameError ? { name: nameError } : {}) } };
+}
 export const inviteForm = z.object({ email: z.email().max(320), name: optionalText(200) });
 export const draftForm = z.object({ locale: languageSchema.optional(), confirm: z.literal("on").optional() });
 /** Buy: the pack's credits (the operation checks that such a pack is on sale). */

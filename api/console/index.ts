@@ -8,7 +8,7 @@ import assetRoutes from "./routes/assets.ts";
 import connectedAppRoutes from "./routes/connected-apps.ts";
 import creditRoutes from "./routes/credits.ts";
 import inviteRoutes from "./routes/invite.ts";
-import keyRoutes from "./routes/keys.ts";
+import keyRoutes, { keyCapsRoutes } from "./routes/keys.ts";
 import leadRoutes from "./routes/leads.ts";
 import memberRoutes, { memberInviteRoutes } from "./routes/members.ts";
 import overviewRoutes from "./routes/overview.ts";
@@ -58,6 +58,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
         overviewRoutes,
         searchRoutes,
         keyRoutes,
+        keyCapsRoutes,
         memberRoutes,
         memberInviteRoutes,
         settingsRoutes,

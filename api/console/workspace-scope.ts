@@ -76,6 +76,7 @@ export function idParam(request: FastifyRequest, name: string, options = { orNot
 const workspaceNotices: Record<string, MessageKey> = {
   saved: "saved",
   revoked: "keyRevoked",
+  caps_saved: "capsSaved",
   removed: "memberRemoved",
   invite_cancelled: "inviteCancelled",
   drafted: "drafted",

@@ -9,6 +9,9 @@ export interface ConnectedApp {
   workspace_name: string;
   scope: string;
   approved_at: Date;
+  /** Spending caps (credits per UTC day and in all); null: not capped. See shared/credits/caps.ts. */
+  daily_credit_cap: number | null;
+  total_credit_cap: number | null;
 }
 
 /** Live grants approved by any membership of this account, newest first. */
@@ -24,12 +27,43 @@ export async function listConnectedApps(db: Db, accountId: string): Promise<Conn
       "workspaces.name as workspace_name",
       "oauth_grants.scope",
       "oauth_grants.created_at as approved_at",
+      "oauth_grants.daily_credit_cap",
+      "oauth_grants.total_credit_cap",
     ])
     .where("oauth_grants.approved_by_member_id", "in", activeMemberIdsOfAccount(db, accountId))
     .where("oauth_grants.revoked_at", "is", null)
     .orderBy("oauth_grants.created_at", "desc")
     .orderBy("oauth_grants.id")
     .execute();
+}
+
+/** One live grant this account approved; undefined when it is not theirs or not live. */
+export async function findConnectedApp(
+  db: Db,
+  accountId: string,
+  grantId: string,
+): Promise<ConnectedApp | undefined> {
+  return (await listConnectedApps(db, accountId)).find((app) => app.grant_id === grantId);
+}
+
+/**
+ * Sets the spending caps of one live grant this account approved (null clears a cap); false when
+ * it is not theirs or not live, so another person's grant reads as "nothing here".
+ */
+export async function setConnectedAppCaps(
+  db: Db,
+  accountId: string,
+  grantId: string,
+  caps: { daily_credit_cap: number | null; total_credit_cap: number | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("oauth_grants")
+    .set(caps)
+    .where("id", "=", grantId)
+    .where("revoked_at", "is", null)
+    .where("approved_by_member_id", "in", activeMemberIdsOfAccount(db, accountId))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Ends one grant of this account (every token of it stops at once); false if it is not theirs or not live. */

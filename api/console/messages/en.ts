@@ -1,4 +1,5 @@
 import { enAccounts } from "./en-accounts.ts";
+import { enCaps } from "./en-caps.ts";
 import { enLeads } from "./en-leads.ts";
 import { enMailStatus } from "./en-mail-status.ts";
 import { enOpportunity } from "./en-opportunity.ts";
@@ -174,6 +175,7 @@ export const en = {
   ...enOpportunity,
   ...enAccounts,
   ...enMailStatus,
+  ...enCaps,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,5 +1,6 @@
 import type { Messages } from "./en.ts";
 import { frAccounts } from "./fr-accounts.ts";
+import { frCaps } from "./fr-caps.ts";
 import { frLeads } from "./fr-leads.ts";
 import { frMailStatus } from "./fr-mail-status.ts";
 import { frOpportunity } from "./fr-opportunity.ts";
@@ -177,4 +178,5 @@ export const fr: Messages = {
   ...frOpportunity,
   ...frAccounts,
   ...frMailStatus,
+  ...frCaps,
 };

@@ -1,14 +1,42 @@
 import type { FastifyPluginAsync } from "fastify";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../../shared/workspaces/api-keys.ts";
-import { keyForm, parseForm } from "../forms.ts";
+import { readSpendingByKey } from "../../../shared/credits/caps.ts";
+import type { Db } from "../../../shared/db/database.ts";
+import {
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  setApiKeyCaps,
+} from "../../../shared/workspaces/api-keys.ts";
+import { capsForm, keyForm, parseForm, readCapsForm, readKeyForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
+import { capsPage, typedCaps } from "../views/caps.ts";
 import { confirmPage } from "../views/components.ts";
-import { keysPage } from "../views/keys.ts";
+import { type KeyRow, keysPage } from "../views/keys.ts";
 import { idParam, membershipOf, noticeOf, redirectWithFlash, takeFlash } from "../workspace-scope.ts";
 
-/** The workspace's API keys: list, create (shown once), revoke. */
+/** The workspace's keys, each with what it spent today (UTC) and in all. */
+async function keyRows(db: Db, workspaceId: string): Promise<KeyRow[]> {
+  const keys = await listApiKeys(db, workspaceId);
+  const spending = await readSpendingByKey(
+    db,
+    "api_key",
+    keys.map((key) => key.id),
+  );
+  return keys.map((key) => ({ ...key, ...(spending.get(key.id) ?? { spent_today: 0, spent_total: 0 }) }));
+}
+
+/** A live key of this workspace with its spending, or a 404 page. */
+async function liveKey(db: Db, workspaceId: string, keyId: string): Promise<KeyRow> {
+  const key = (await keyRows(db, workspaceId)).find(
+    (candidate) => candidate.id === keyId && !candidate.revoked_at,
+  );
+  if (!key) throw new PageError(404, "notFound");
+  return key;
+}
+
+/** The workspace's API keys: list, create (shown once) with spending caps, revoke. */
 const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services, flash }) => {
   const { db } = services;
 
@@ -16,7 +44,7 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
     const { workspace_id } = membershipOf(request);
     const shown = await takeFlash(request, flash);
     await services.keyUsage.flush();
-    const keys = await listApiKeys(db, workspace_id);
+    const keys = await keyRows(db, workspace_id);
     return reply.render((context) =>
       keysPage(context, {
         workspaceId: workspace_id,
@@ -30,10 +58,20 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
 
   app.post("/keys", async (request, reply) => {
     const membership = membershipOf(request);
-    const { name } = parseForm(keyForm, request.body);
+    const typed = parseForm(keyForm, request.body);
+    const { name, caps, errors } = readKeyForm(typed);
+    if (Object.keys(errors).length > 0) {
+      // Refused: the page again with what was typed and each error beside its field.
+      const keys = await keyRows(db, membership.workspace_id);
+      return reply.render(
+        (context) => keysPage(context, { workspaceId: membership.workspace_id, keys, typed, errors }),
+        400,
+      );
+    }
     const created = await createApiKey(db, membership.workspace_id, {
       name,
       createdBy: membership.member_id,
+      ...caps,
     });
     const shown = { kind: "key_created" as const, name: created.name, key: created.key };
     // Shown once, after the redirect (never in a URL: the flash id only names it for this session).
@@ -45,7 +83,7 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
       shown,
     );
     if (redirected) return reply;
-    const keys = await listApiKeys(db, membership.workspace_id);
+    const keys = await keyRows(db, membership.workspace_id);
     return reply.render(
       (context) => keysPage(context, { workspaceId: membership.workspace_id, keys, created: shown }),
       201,
@@ -54,11 +92,7 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
 
   app.get("/keys/:keyId/revoke", async (request, reply) => {
     const { workspace_id } = membershipOf(request);
-    const keyId = idParam(request, "keyId");
-    const key = (await listApiKeys(db, workspace_id)).find(
-      (candidate) => candidate.id === keyId && !candidate.revoked_at,
-    );
-    if (!key) throw new PageError(404, "notFound");
+    const key = await liveKey(db, workspace_id, idParam(request, "keyId"));
     return reply.render((context) =>
       confirmPage(context, {
         title: context.t.t("revoke"),
@@ -75,6 +109,55 @@ const keyRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { service
     const { workspace_id } = membershipOf(request);
     await revokeApiKey(db, workspace_id, idParam(request, "keyId"));
     return reply.redirect(`${workspacePath(workspace_id, "keys")}?done=revoked`, 303);
+  });
+};
+
+/** A key's spending caps page: what it spent, and its daily and total caps, set by any member. */
+export const keyCapsRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { services }) => {
+  const { db } = services;
+
+  app.get("/keys/:keyId/caps", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const key = await liveKey(db, workspace_id, idParam(request, "keyId"));
+    return reply.render((context) =>
+      capsPage(
+        { ...context, tab: "keys" },
+        {
+          name: `${key.name} (${key.key_prefix}…)`,
+          spending: key,
+          typed: typedCaps(key),
+          errors: {},
+          action: workspacePath(workspace_id, `keys/${key.id}/caps`),
+          cancelHref: workspacePath(workspace_id, "keys"),
+        },
+      ),
+    );
+  });
+
+  app.post("/keys/:keyId/caps", async (request, reply) => {
+    const { workspace_id } = membershipOf(request);
+    const key = await liveKey(db, workspace_id, idParam(request, "keyId"));
+    const typed = parseForm(capsForm, request.body);
+    const { caps, errors } = readCapsForm(typed);
+    if (Object.keys(errors).length > 0) {
+      return reply.render(
+        (context) =>
+          capsPage(
+            { ...context, tab: "keys" },
+            {
+              name: `${key.name} (${key.key_prefix}…)`,
+              spending: key,
+              typed,
+              errors,
+              action: workspacePath(workspace_id, `keys/${key.id}/caps`),
+              cancelHref: workspacePath(workspace_id, "keys"),
+            },
+          ),
+        400,
+      );
+    }
+    await setApiKeyCaps(db, workspace_id, key.id, caps);
+    return reply.redirect(`${workspacePath(workspace_id, "keys")}?done=caps_saved`, 303);
   });
 };
 
