@@ -209,6 +209,9 @@ describe("GET /v1/docs", () => {
       "outdated_website_flag",
       "last_media_year",
       "balance",
+      "spendable",
+      "spending_caps",
+      "resets_at",
       "results",
       "credits_spent",
       "truncated",
@@ -274,6 +277,30 @@ describe("the rate limits follow the configuration", () => {
 });
 
 describe("lawful outreach in /v1/docs", () => {
+  it("documents spending caps: what counts, the UTC day, the 402 naming the cap, where they are set and read", () => {
+    const section = markdown.slice(markdown.indexOf("### Spending caps"), markdown.indexOf("## Errors"));
+    expect(section.length).toBeGreaterThan(500);
+    for (const phrase of [
+      "Daily cap",
+      "Total cap",
+      "00:00 UTC",
+      "What counts",
+      "not capped",
+      "`402 insufficient_credits`",
+      "has a daily credit cap of",
+      "has a total credit cap of",
+      "Nothing was saved or charged",
+      "`get_credit_balance`",
+      "`GET /v1/credits`",
+      "API keys page",
+      "Connected apps page",
+      "admin API",
+    ]) {
+      expect(section, phrase).toContain(phrase);
+    }
+    expect(rowsWith(markdown, "`insufficient_credits`").join("\n")).toContain("spending cap");
+  });
+
   it("documents the suppression list, its effects and the 403 of the draft route", () => {
     expect(markdown).toContain("## Suppression list (do not contact)");
     for (const kind of ["`email`", "`domain`", "`place`"])
