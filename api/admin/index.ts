@@ -10,6 +10,7 @@ import { languageSchema } from "../../shared/languages.ts";
 import { recordOf } from "../../shared/lists.ts";
 import { accountMail } from "../../shared/mail/account-mail.ts";
 import { MailNotSentError } from "../../shared/mail/mailer.ts";
+import { listWorkspaceGrants, setWorkspaceGrantCaps } from "../../shared/oauth/grants.ts";
 import { suppressionRequestSchema, suppressionSchema } from "../../shared/suppressions/schemas.ts";
 import {
   addSuppression,
@@ -33,6 +34,7 @@ import type { Services } from "../services.ts";
 const workspaceParams = z.strictObject({ id: z.guid("must be a uuid") });
 const memberParams = workspaceParams.extend({ member_id: z.guid("must be a uuid") });
 const keyParams = workspaceParams.extend({ key_id: z.guid("must be a uuid") });
+const grantParams = workspaceParams.extend({ grant_id: z.guid("must be a uuid") });
 const suppressionParams = workspaceParams.extend({ entry_id: z.guid("must be a uuid") });
 /** A person named by email (a member added, or one invited): the same fields either way. */
 const personBody = z.strictObject({
@@ -68,6 +70,7 @@ const adminRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, {
   await app.register(workspaceRoutes, { services });
   await app.register(memberRoutes, { services });
   await app.register(apiKeyRoutes, { services });
+  await app.register(grantCapRoutes, { services });
   await app.register(suppressionRoutes, { services });
   await app.register(creditRoutes, { services });
 };
@@ -304,6 +307,57 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
     async (request, reply) => {
       await revokeApiKey(db, request.params.id, request.params.key_id);
       return reply.code(204).send();
+    },
+  );
+};
+
+/** A workspace's live OAuth grants, each with what it has spent today (UTC) and in all. */
+async function listGrantsWithSpending(db: Services["db"], workspaceId: string) {
+  const grants = await listWorkspaceGrants(db, workspaceId);
+  const spending = await readSpendingByKey(
+    db,
+    "oauth_grant",
+    grants.map((grant) => grant.id),
+  );
+  return grants.map((grant) => ({
+    ...grant,
+    approved_at: grant.approved_at.toISOString(),
+    ...(spending.get(grant.id) ?? { spent_today: 0, spent_total: 0 }),
+  }));
+}
+
+/** OAuth grants (connected apps): listed with their spending, and their spending caps set. */
+const grantCapRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db } = services;
+
+  app.get(
+    "/workspaces/:id/oauth-grants",
+    { schema: { ...hidden, params: workspaceParams } },
+    async (request) => {
+      await requireWorkspace(db, request.params.id);
+      return { oauth_grants: await listGrantsWithSpending(db, request.params.id) };
+    },
+  );
+
+  app.patch(
+    "/workspaces/:id/oauth-grants/:grant_id",
+    {
+      schema: {
+        ...hidden,
+        params: grantParams,
+        body: z.strictObject({ daily_credit_cap: creditCap, total_credit_cap: creditCap }),
+      },
+    },
+    async (request) => {
+      const { id, grant_id } = request.params;
+      const { daily_credit_cap, total_credit_cap } = request.body;
+      const found = await setWorkspaceGrantCaps(db, id, grant_id, {
+        ...(daily_credit_cap === undefined ? {} : { daily_credit_cap }),
+        ...(total_credit_cap === undefined ? {} : { total_credit_cap }),
+      });
+      const grant = found && (await listGrantsWithSpending(db, id)).find((listed) => listed.id === grant_id);
+      if (!grant) throw new ApiError("not_found", "No such live OAuth grant in this workspace.");
+      return grant;
     },
   );
 };

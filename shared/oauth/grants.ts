@@ -96,3 +96,61 @@ export async function revokeAllConnectedApps(
     .where("approved_by_member_id", "in", memberIdsOfAccount(db, accountId))
     .execute();
 }
+
+/** A live grant of a workspace as the operator sees it: its app, who approved it, its caps. */
+export interface WorkspaceGrant {
+  id: string;
+  client_name: string;
+  scope: string;
+  approved_by_member_id: string | null;
+  approved_at: Date;
+  daily_credit_cap: number | null;
+  total_credit_cap: number | null;
+}
+
+/** The workspace's live grants, oldest first. */
+export async function listWorkspaceGrants(db: Db, workspaceId: string): Promise<WorkspaceGrant[]> {
+  return db
+    .selectFrom("oauth_grants")
+    .innerJoin("oauth_clients", "oauth_clients.id", "oauth_grants.client_id")
+    .select([
+      "oauth_grants.id",
+      "oauth_clients.client_name",
+      "oauth_grants.scope",
+      "oauth_grants.approved_by_member_id",
+      "oauth_grants.created_at as approved_at",
+      "oauth_grants.daily_credit_cap",
+      "oauth_grants.total_credit_cap",
+    ])
+    .where("oauth_grants.workspace_id", "=", workspaceId)
+    .where("oauth_grants.revoked_at", "is", null)
+    .orderBy("oauth_grants.created_at")
+    .orderBy("oauth_grants.id")
+    .execute();
+}
+
+/**
+ * Sets a live grant's spending caps for the operator: a field left out is kept, null clears it;
+ * false when the workspace has no such live grant.
+ */
+export async function setWorkspaceGrantCaps(
+  db: Db,
+  workspaceId: string,
+  grantId: string,
+  caps: { daily_credit_cap?: number | null; total_credit_cap?: number | null },
+): Promise<boolean> {
+  const set: { daily_credit_cap?: number | null; total_credit_cap?: number | null } = {};
+  if (caps.daily_credit_cap !== undefined) set.daily_credit_cap = caps.daily_credit_cap;
+  if (caps.total_credit_cap !== undefined) set.total_credit_cap = caps.total_credit_cap;
+  const query = db
+    .selectFrom("oauth_grants")
+    .select("id")
+    .where("id", "=", grantId)
+    .where("workspace_id", "=", workspaceId)
+    .where("revoked_at", "is", null);
+  if (!(await query.executeTakeFirst())) return false;
+  if (Object.keys(set).length > 0) {
+    await db.updateTable("oauth_grants").set(set).where("id", "=", grantId).execute();
+  }
+  return true;
+}

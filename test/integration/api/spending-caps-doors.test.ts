@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect } from "vitest";
-import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { seedLead } from "../../support/drafting.ts";
 import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
@@ -201,6 +201,49 @@ describe("a connected app (OAuth grant) capped in the console, through MCP", () 
       const listed = await browser.get("/app/account/apps?done=caps_saved");
       expect(listed.body).toContain("Spending caps saved.");
       expect(rowText(listed.body, "Capped assistant")).toContain("2 of 10 2 of 3");
+
+      // The operator sees the same through the admin API, and clears the total cap there.
+      const grants = await adminRequest(t.app, "GET", `/admin/workspaces/${ws.workspaceId}/oauth-grants`);
+      expect(grants.statusCode).toBe(200);
+      expect(grants.json()).toEqual({
+        oauth_grants: [
+          expect.objectContaining({
+            id: grant.id,
+            client_name: "Capped assistant",
+            daily_credit_cap: 10,
+            total_credit_cap: 3,
+            spent_today: 2,
+            spent_total: 2,
+          }),
+        ],
+      });
+      const cleared = await adminRequest(
+        t.app,
+        "PATCH",
+        `/admin/workspaces/${ws.workspaceId}/oauth-grants/${grant.id}`,
+        { total_credit_cap: null },
+      );
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      expect(cleared.json()).toMatchObject({ daily_credit_cap: 10, total_credit_cap: null, spent_total: 2 });
+      const unknown = await adminRequest(
+        t.app,
+        "PATCH",
+        `/admin/workspaces/${ws.workspaceId}/oauth-grants/00000000-0000-4000-8000-000000000000`,
+        { total_credit_cap: 1 },
+      );
+      expect(unknown.statusCode).toBe(404);
+      const third = uniqueLocation("Grantville");
+      program(third, 2);
+      const again = (await client.callTool({
+        name: "search_leads",
+        arguments: { queries: [{ location: third, category: "plumber" }], max_results: 5 },
+      })) as CallToolResult;
+      expect(again.isError ?? false, textOf(again)).toBe(false);
+      expect(await balance()).toMatchObject({
+        balance: 104,
+        spendable: 6,
+        spending_caps: { daily: { spent_today: 4, remaining: 6 }, total: null },
+      });
     } finally {
       await client.close();
     }
