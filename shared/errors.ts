@@ -41,16 +41,30 @@ export type RefusalReason =
   /** The do-not-contact list would pass SUPPRESSIONS_MAX_PER_WORKSPACE. */
   | "list_full";
 
+/** What a 402 `insufficient_credits` of the balance could not cover, for a door to word its own way. */
+export interface CreditShortfall {
+  /** The credits the charge needs. */
+  needed: number;
+  /** The balance less the credits held by drafts in progress. */
+  available: number;
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly reason: RefusalReason | undefined;
+  readonly shortfall: CreditShortfall | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { cause?: unknown; headers?: Record<string, string>; reason?: RefusalReason },
+    options?: {
+      cause?: unknown;
+      headers?: Record<string, string>;
+      reason?: RefusalReason;
+      shortfall?: CreditShortfall;
+    },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ApiError";
@@ -58,6 +72,7 @@ export class ApiError extends Error {
     this.status = errorStatus[code];
     this.headers = options?.headers ?? {};
     this.reason = options?.reason;
+    this.shortfall = options?.shortfall;
   }
 }
 

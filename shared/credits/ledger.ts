@@ -5,7 +5,7 @@ import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { spendWithinCaps } from "./caps.ts";
 import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
-import { CREDITS_PER_NEW_PLACE } from "./prices.ts";
+import { CREDITS_PER_NEW_PLACE, creditsInWords } from "./prices.ts";
 import { insertOperatorPurchase } from "./purchases.ts";
 
 export const MAX_PURCHASE_CREDITS = 100_000;
@@ -51,7 +51,9 @@ export async function debitBalance(
   const balance = await lockWorkspaceBalance(trx, workspaceId);
   const held = await sumLiveHolds(trx, workspaceId);
   if (balance - held < credits) {
-    throw new ApiError("insufficient_credits", withHeldNote(describeShortfall(balance - held), held));
+    throw new ApiError("insufficient_credits", withHeldNote(describeShortfall(balance - held), held), {
+      shortfall: { needed: credits, available: balance - held },
+    });
   }
   if (spender && credits > 0) await spendWithinCaps(trx, workspaceId, spender, credits);
   const row = await trx
@@ -92,7 +94,9 @@ export async function holdCredits(
     await deleteLapsedHolds(trx, workspaceId);
     const held = await sumLiveHolds(trx, workspaceId);
     if (balance - held < hold.credits) {
-      throw new ApiError("insufficient_credits", withHeldNote(hold.describeShortfall(balance - held), held));
+      throw new ApiError("insufficient_credits", withHeldNote(hold.describeShortfall(balance - held), held), {
+        shortfall: { needed: hold.credits, available: balance - held },
+      });
     }
     return insertHold(trx, { workspaceId, credits: hold.credits, purpose: hold.purpose, ttlMs: hold.ttlMs });
   });
@@ -143,12 +147,26 @@ export async function chargeNewPlaces(
       trx,
       workspaceId,
       charged.length * CREDITS_PER_NEW_PLACE,
-      (balance) =>
-        `The search found ${charged.length} new place${charged.length === 1 ? "" : "s"} and the balance is ${balance}. Nothing was saved or charged; buy credits or lower max_results.`,
+      (available) => searchShortfallMessage(charged.length, available),
       spender,
     );
   }
   return charged.map((row) => row.place_id);
+}
+
+/**
+ * The 402 of a search (the spec: the scan found new places the balance cannot cover, and nothing
+ * was saved): what it found and what that would cost, the balance, and the two ways out. A
+ * max_results whose every result could be new and still be paid for always fits; when not even
+ * one fits, only buying credits does.
+ */
+function searchShortfallMessage(newPlaces: number, available: number): string {
+  const fits = Math.floor(available / CREDITS_PER_NEW_PLACE);
+  const found = `The search found ${newPlaces} new place${newPlaces === 1 ? "" : "s"}, which would cost ${creditsInWords(newPlaces * CREDITS_PER_NEW_PLACE)} (${creditsInWords(CREDITS_PER_NEW_PLACE)} per new place); the balance is ${available}. Nothing was saved or charged.`;
+  const buy = "buy credits on the Credits page of the console";
+  return fits > 0
+    ? `${found} To go on, lower max_results to ${fits} or fewer (places already charged in this workspace are free), or ${buy}.`
+    : `${found} To go on, ${buy}.`;
 }
 
 /** Adds bought credits and ends the free trial: an operator's purchase (admin API). */

@@ -78,6 +78,11 @@ export const enLeads = {
   flashGone: "This result was already shown. A new key or link is shown only once.",
   insufficientCreditsSearch:
     "Not enough credits for the new leads of this search: nothing was saved or charged. Lower the number of leads or buy credits.",
+  // A search the balance could not cover: what it found and would cost, the balance, the two ways out.
+  insufficientCreditsSearchFound:
+    'Not enough credits: this search found {found} new leads, which would cost {cost} credits ({price} credit per new lead), and your balance is {balance}. Nothing was saved or charged. To go on, lower "Most leads to return" to {fits} or fewer (leads you already have are free), or buy credits on the Credits page.',
+  insufficientCreditsSearchEmpty:
+    "Not enough credits: this search found new leads ({found}, {price} credit each) and your balance is {balance}. Nothing was saved or charged. To go on, buy credits on the Credits page, then search again.",
   consoleRateLimited:
     "You are going faster than the console allows in a minute. Wait {seconds} seconds, then reload this page: nothing was lost.",
   tooManyRequests: "Too many requests in a minute. Wait a moment and try again.",

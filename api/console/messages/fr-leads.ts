@@ -80,6 +80,10 @@ export const frLeads: Record<keyof typeof enLeads, string> = {
   flashGone: "Ce résultat a déjà été affiché. Une nouvelle clé ou un nouveau lien ne s'affiche qu'une fois.",
   insufficientCreditsSearch:
     "Pas assez de crédits pour les nouveaux prospects de cette recherche\u00a0: rien n'a été enregistré ni facturé. Réduisez le nombre de prospects ou achetez des crédits.",
+  insufficientCreditsSearchFound:
+    "Pas assez de crédits\u00a0: cette recherche a trouvé {found} nouveaux prospects, qui coûteraient {cost} crédits ({price} crédit par nouveau prospect), et votre solde est de {balance}. Rien n'a été enregistré ni facturé. Pour continuer, réduisez «\u00a0Nombre maximal de prospects\u00a0» à {fits} ou moins (ceux que vous avez déjà sont gratuits), ou achetez des crédits sur la page Crédits.",
+  insufficientCreditsSearchEmpty:
+    "Pas assez de crédits\u00a0: cette recherche a trouvé de nouveaux prospects ({found}, {price} crédit chacun) et votre solde est de {balance}. Rien n'a été enregistré ni facturé. Pour continuer, achetez des crédits sur la page Crédits, puis relancez la recherche.",
   consoleRateLimited:
     "Vous allez plus vite que la console ne le permet en une minute. Attendez {seconds} secondes, puis rechargez cette page\u00a0: rien n'est perdu.",
   tooManyRequests: "Trop de requêtes en une minute. Patientez un instant et réessayez.",

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { CREDITS_PER_NEW_PLACE } from "../../../shared/credits/prices.ts";
 import { ApiError } from "../../../shared/errors.ts";
 import { recordOf } from "../../../shared/lists.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
@@ -118,7 +119,20 @@ function searchErrorOf(
     const row = error.values.detail;
     return row ? t.t("queryIncomplete", { n: row }) : t.t("needOneQuery");
   }
-  if (error.code === "insufficient_credits") return t.t("insufficientCreditsSearch");
+  if (error.code === "insufficient_credits") {
+    // The search's charge is CREDITS_PER_NEW_PLACE per new lead: what it needs says how many it found.
+    const shortfall = error.shortfall;
+    if (!shortfall) return t.t("insufficientCreditsSearch");
+    const fits = Math.floor(shortfall.available / CREDITS_PER_NEW_PLACE);
+    const values = {
+      found: shortfall.needed / CREDITS_PER_NEW_PLACE,
+      cost: shortfall.needed,
+      price: CREDITS_PER_NEW_PLACE,
+      balance: shortfall.available,
+      fits,
+    };
+    return t.t(fits > 0 ? "insufficientCreditsSearchFound" : "insufficientCreditsSearchEmpty", values);
+  }
   if (error.status === 429) return t.t("tooManyRequests");
   const rows = SEARCH_ROWS.filter((n) => form[`location_${n}`] !== "").length;
   if (freeTrial && rows > MAX_FREE_TRIAL_QUERIES)
