@@ -80,7 +80,14 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     reply.header("x-request-id", request.id);
   });
 
-  await app.register(docsRoutes, { rateLimits: config.rateLimits, costLimits: config.costLimits });
+  await app.register(docsRoutes, {
+    rateLimits: config.rateLimits,
+    costLimits: config.costLimits,
+    appLimits: {
+      consoleRateLimits: config.consoleRateLimits,
+      suppressionsPerWorkspace: config.suppressionsPerWorkspace,
+    },
+  });
   await app.register(healthRoutes, { metrics: services.metrics, db: services.db, redis: services.redis });
   await app.register(v1Routes, { prefix: "/v1", services });
   await app.register(oauthRoutes, {

@@ -11,15 +11,25 @@ import { opportunityTableMarkdown } from "./opportunity-table.ts";
 
 const referencePath = new URL("./reference.md", import.meta.url);
 
+/** The app's own limits a customer meets: its per-member budget and the do-not-contact list's size. */
+export interface AppLimits {
+  consoleRateLimits: { readPerMinute: number; searchPerMinute: number };
+  suppressionsPerWorkspace: number;
+}
+
 /** The markdown reference, with the rate and cost limits in force filled in. */
 async function renderReference(
   rateLimits: { readPerMinute: number; searchPerMinute: number },
   costLimits: CostLimits,
+  appLimits: AppLimits,
 ) {
   const template = await readFile(referencePath, "utf8");
   let text = template
     .replaceAll("{{READ_PER_MIN}}", String(rateLimits.readPerMinute))
     .replaceAll("{{SEARCH_PER_MIN}}", String(rateLimits.searchPerMinute))
+    .replaceAll("{{CONSOLE_READ_PER_MIN}}", String(appLimits.consoleRateLimits.readPerMinute))
+    .replaceAll("{{CONSOLE_SEARCH_PER_MIN}}", String(appLimits.consoleRateLimits.searchPerMinute))
+    .replaceAll("{{SUPPRESSIONS_MAX}}", appLimits.suppressionsPerWorkspace.toLocaleString("en-US"))
     .replaceAll("{{MAX_LIVE_GRANTS}}", String(MAX_LIVE_GRANTS_PER_MEMBER))
     .replaceAll("{{OPPORTUNITY_TABLE}}", opportunityTableMarkdown())
     .replaceAll("{{FACT_KEYS_TABLE}}", factKeysTableMarkdown())
@@ -37,9 +47,10 @@ async function renderReference(
 const docsRoutes: FastifyPluginAsyncZod<{
   rateLimits: { readPerMinute: number; searchPerMinute: number };
   costLimits: CostLimits;
-}> = async (app, { rateLimits, costLimits }) => {
+  appLimits: AppLimits;
+}> = async (app, { rateLimits, costLimits, appLimits }) => {
   await compressAnswers(app);
-  const reference = await renderReference(rateLimits, costLimits);
+  const reference = await renderReference(rateLimits, costLimits, appLimits);
   app.get(
     "/v1/docs",
     {

@@ -276,6 +276,27 @@ describe("the rate limits follow the configuration", () => {
   });
 });
 
+describe("the app's own limits in /v1/docs follow the configuration (issue 31)", () => {
+  it("states the console's per-member budget and the do-not-contact list's size in force", async () => {
+    const prose = markdown.replace(/\s+/g, " ");
+    expect(prose).toContain(
+      "(300 lead pages, drafts, marks and do-not-contact changes and 20 searches a minute per member)",
+    );
+    expect(prose).toContain("holds at most 20,000 entries on this server");
+    const { markdown: custom } = await docsWith({
+      RATE_LIMIT_CONSOLE_READ_PER_MIN: "120",
+      RATE_LIMIT_CONSOLE_SEARCH_PER_MIN: "7",
+      SUPPRESSIONS_MAX_PER_WORKSPACE: "5000",
+    });
+    const customProse = custom.replace(/\s+/g, " ");
+    expect(customProse).toContain(
+      "(120 lead pages, drafts, marks and do-not-contact changes and 7 searches a minute per member)",
+    );
+    expect(customProse).toContain("holds at most 5,000 entries on this server");
+    expect(custom).not.toMatch(/\{\{[^}]*\}\}/);
+  });
+});
+
 describe("lawful outreach in /v1/docs", () => {
   it("documents spending caps: what counts, the UTC day, the 402 naming the cap, where they are set and read", () => {
     const section = markdown.slice(markdown.indexOf("### Spending caps"), markdown.indexOf("## Errors"));
