@@ -265,38 +265,42 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function indexPage(html: string, findContactEmail: boolean, iconsBreakWords: boolean): PageIndex {
-  const page: PageIndex = {
-    htmlElement: null,
-    elements: [],
-    textLines: [],
-    textLength: 0,
-    elementCount: 0,
-    legacyTags: new Set(),
-    tables: [],
-    links: [],
-    emailFindings: [],
-  };
-  let currentLine = "";
-  let currentLineIsContact = false;
-  const microdataEmails: Array<{ text: string }> = [];
-  const mailtoLinks: Array<{ finding: EmailFinding; link: LinkInfo }> = [];
-  const breakLine = (): void => {
-    const line = collapseWhitespace(currentLine);
-    if (line !== "") {
-      page.textLines.push(line);
-      if (findContactEmail) {
-        for (const { raw, before } of addressesInText(line)) {
-          page.emailFindings.push({ raw, source: "text", contact: currentLineIsContact, before });
-        }
-      }
-    }
-    currentLine = "";
-    currentLineIsContact = false;
-  };
+/** The walk's state between nodes: the page so far, and the line of text being read. */
+interface PageWalk {
+  page: PageIndex;
+  findContactEmail: boolean;
+  iconsBreakWords: boolean;
+  currentLine: string;
+  currentLineIsContact: boolean;
+  microdataEmails: Array<{ text: string }>;
+  mailtoLinks: Array<{ finding: EmailFinding; link: LinkInfo }>;
   /** The visible text before an element on its line, for an "Email:" label or a "Website by" credit. */
-  const textBefore = (): string => collapseWhitespace(currentLine.slice(-2 * CONTEXT_BEFORE_CHARS));
+  textBefore: () => string;
+}
 
+type PendingNode = { node: HtmlNode; context: WalkContext } | "break";
+
+function indexPage(html: string, findContactEmail: boolean, iconsBreakWords: boolean): PageIndex {
+  const walk: PageWalk = {
+    page: {
+      htmlElement: null,
+      elements: [],
+      textLines: [],
+      textLength: 0,
+      elementCount: 0,
+      legacyTags: new Set(),
+      tables: [],
+      links: [],
+      emailFindings: [],
+    },
+    findContactEmail,
+    iconsBreakWords,
+    currentLine: "",
+    currentLineIsContact: false,
+    microdataEmails: [],
+    mailtoLinks: [],
+    textBefore: () => collapseWhitespace(walk.currentLine.slice(-2 * CONTEXT_BEFORE_CHARS)),
+  };
   const rootContext: WalkContext = {
     foreign: false,
     invisible: false,
@@ -307,91 +311,21 @@ function indexPage(html: string, findContactEmail: boolean, iconsBreakWords: boo
     microdataEmail: null,
   };
   // Iterative, so deeply nested markup cannot overflow the stack; "break" ends a block's line.
-  const pending: Array<{ node: HtmlNode; context: WalkContext } | "break"> = [
-    { node: parseDocument(html), context: rootContext },
-  ];
+  const pending: PendingNode[] = [{ node: parseDocument(html), context: rootContext }];
   while (pending.length > 0) {
     const item = pending.pop()!;
     if (item === "break") {
-      breakLine();
+      breakLine(walk);
       continue;
     }
     const { node } = item;
     let context = item.context;
-
     if (node.nodeType === 3 && "data" in node) {
-      if (context.invisible) continue;
-      currentLine += node.data;
-      if (context.contact) currentLineIsContact = true;
-      if (context.microdataEmail !== null && context.microdataEmail.text.length < MAX_MICRODATA_EMAIL_CHARS) {
-        context.microdataEmail.text += node.data;
-      }
-      // Approximate (inner whitespace runs count), which is enough for "most of the page".
-      const visibleLength = node.data.trim().length;
-      page.textLength += visibleLength;
-      if (context.outerTable !== null) context.outerTable.textLength += visibleLength;
-      if (context.link !== null && context.link.text.length < MAX_LINK_TEXT_CHARS) {
-        context.link.text = (context.link.text + node.data).slice(0, MAX_LINK_TEXT_CHARS);
-      }
+      if (!context.invisible) readText(walk, node.data, context);
       continue;
     }
     if (isElement(node)) {
-      const name = node.name;
-      page.elements.push(node);
-      if (name === "html" && page.htmlElement === null) page.htmlElement = node;
-      if (!context.foreign && NON_CONFORMING_TAGS.has(name)) page.legacyTags.add(name);
-      if (!context.invisible) {
-        page.elementCount++;
-        if (context.outerTable !== null) context.outerTable.elementCount++;
-      }
-
-      if (name === "th" || name === "thead" || name === "caption") {
-        if (context.table !== null) context.table.hasHeaders = true;
-      } else if (name === "table") {
-        const table: TableInfo = {
-          element: node,
-          enclosingTable: context.table,
-          hasHeaders: false,
-          textLength: 0,
-          elementCount: 0,
-        };
-        page.tables.push(table);
-        context = { ...context, table, outerTable: context.outerTable ?? table };
-      } else if (name === "a") {
-        const link: LinkInfo = { element: node, text: "", imageAlts: [] };
-        page.links.push(link);
-        context = { ...context, link };
-      } else if (name === "img" && context.link !== null && node.attribs.alt !== undefined) {
-        context.link.imageAlts.push(node.attribs.alt);
-      } else if (name === "br" && !context.invisible) {
-        breakLine();
-      } else if (
-        iconsBreakWords &&
-        !context.invisible &&
-        (node.children.length === 0 || name === "svg" || name === "math") &&
-        name !== "wbr" &&
-        !BLOCK_ELEMENTS.has(name)
-      ) {
-        // An icon (an empty <i class="fa-envelope">, an image, an inline svg) sits between words:
-        // "USA<i …></i>info@acme.ca" reads "USA info@acme.ca" to a visitor, never "USAinfo@…".
-        currentLine += " ";
-      }
-      if (findContactEmail) {
-        context = collectEmailFindings(
-          node,
-          context,
-          page.emailFindings,
-          textBefore,
-          microdataEmails,
-          mailtoLinks,
-        );
-      }
-      if ((name === "svg" || name === "math") && !context.foreign) context = { ...context, foreign: true };
-      if (INVISIBLE_ELEMENTS.has(name) && !context.invisible) context = { ...context, invisible: true };
-      if (BLOCK_ELEMENTS.has(name) && !context.invisible) {
-        breakLine();
-        pending.push("break");
-      }
+      context = enterElement(walk, node, context, pending);
     } else if (node.nodeType !== 9) {
       continue; // comments, doctype, CDATA
     }
@@ -401,9 +335,115 @@ function indexPage(html: string, findContactEmail: boolean, iconsBreakWords: boo
       }
     }
   }
-  breakLine();
-  for (const { finding, link } of mailtoLinks) finding.linkText = collapseWhitespace(link.text);
-  for (const { text } of microdataEmails) {
+  breakLine(walk);
+  return finishPage(walk);
+}
+
+/** Ends the line being read: its text is a line of the page, and its addresses are findings. */
+function breakLine(walk: PageWalk): void {
+  const line = collapseWhitespace(walk.currentLine);
+  if (line !== "") {
+    walk.page.textLines.push(line);
+    if (walk.findContactEmail) {
+      for (const { raw, before } of addressesInText(line)) {
+        walk.page.emailFindings.push({ raw, source: "text", contact: walk.currentLineIsContact, before });
+      }
+    }
+  }
+  walk.currentLine = "";
+  walk.currentLineIsContact = false;
+}
+
+/** A visible text node: onto the line, and counted for the page, its table and its link. */
+function readText(walk: PageWalk, data: string, context: WalkContext): void {
+  const { page } = walk;
+  walk.currentLine += data;
+  if (context.contact) walk.currentLineIsContact = true;
+  if (context.microdataEmail !== null && context.microdataEmail.text.length < MAX_MICRODATA_EMAIL_CHARS) {
+    context.microdataEmail.text += data;
+  }
+  // Approximate (inner whitespace runs count), which is enough for "most of the page".
+  const visibleLength = data.trim().length;
+  page.textLength += visibleLength;
+  if (context.outerTable !== null) context.outerTable.textLength += visibleLength;
+  if (context.link !== null && context.link.text.length < MAX_LINK_TEXT_CHARS) {
+    context.link.text = (context.link.text + data).slice(0, MAX_LINK_TEXT_CHARS);
+  }
+}
+
+/** An element: recorded in the page; the context its children are read in. */
+function enterElement(
+  walk: PageWalk,
+  node: HtmlElement,
+  parentContext: WalkContext,
+  pending: PendingNode[],
+): WalkContext {
+  const { page } = walk;
+  const name = node.name;
+  let context = parentContext;
+  page.elements.push(node);
+  if (name === "html" && page.htmlElement === null) page.htmlElement = node;
+  if (!context.foreign && NON_CONFORMING_TAGS.has(name)) page.legacyTags.add(name);
+  if (!context.invisible) {
+    page.elementCount++;
+    if (context.outerTable !== null) context.outerTable.elementCount++;
+  }
+
+  if (name === "th" || name === "thead" || name === "caption") {
+    if (context.table !== null) context.table.hasHeaders = true;
+  } else if (name === "table") {
+    const table: TableInfo = {
+      element: node,
+      enclosingTable: context.table,
+      hasHeaders: false,
+      textLength: 0,
+      elementCount: 0,
+    };
+    page.tables.push(table);
+    context = { ...context, table, outerTable: context.outerTable ?? table };
+  } else if (name === "a") {
+    const link: LinkInfo = { element: node, text: "", imageAlts: [] };
+    page.links.push(link);
+    context = { ...context, link };
+  } else if (name === "img" && context.link !== null && node.attribs.alt !== undefined) {
+    context.link.imageAlts.push(node.attribs.alt);
+  } else if (name === "br" && !context.invisible) {
+    breakLine(walk);
+  } else if (
+    walk.iconsBreakWords &&
+    !context.invisible &&
+    (node.children.length === 0 || name === "svg" || name === "math") &&
+    name !== "wbr" &&
+    !BLOCK_ELEMENTS.has(name)
+  ) {
+    // An icon (an empty <i class="fa-envelope">, an image, an inline svg) sits between words:
+    // "USA<i …></i>info@acme.ca" reads "USA info@acme.ca" to a visitor, never "USAinfo@…".
+    walk.currentLine += " ";
+  }
+  if (walk.findContactEmail) {
+    context = collectEmailFindings(
+      node,
+      context,
+      page.emailFindings,
+      walk.textBefore,
+      walk.microdataEmails,
+      walk.mailtoLinks,
+    );
+  }
+  if ((name === "svg" || name === "math") && !context.foreign) context = { ...context, foreign: true };
+  if (INVISIBLE_ELEMENTS.has(name) && !context.invisible) context = { ...context, invisible: true };
+  if (BLOCK_ELEMENTS.has(name) && !context.invisible) {
+    breakLine(walk);
+    pending.push("break");
+  }
+  return context;
+}
+
+/** After the walk: mailto links get their text, and microdata blocks their addresses. */
+function finishPage(walk: PageWalk): PageIndex {
+  const { page } = walk;
+  for (const { finding, link } of walk.mailtoLinks) finding.linkText = collapseWhitespace(link.text);
+  for (const { text } of walk.microdataEmails) {
     for (const { raw } of addressesInText(collapseWhitespace(text))) {
       page.emailFindings.push({ raw, source: "microdata", contact: true, before: "" });
     }
