@@ -1,12 +1,12 @@
 import { readCurrentAudits } from "../audit/cache.ts";
-import type { AuditEvidence, AuditSignals } from "../audit/types.ts";
+import type { AuditEvidence, AuditSignals, SiteAudit } from "../audit/types.ts";
 import type { Db } from "../db/database.ts";
 import type { OutreachStatus } from "../db/schema.ts";
 import { draftCount, latestDrafts } from "../drafting/drafts.ts";
 import { encodeCursor, type LeadCursor } from "../leads/cursor.ts";
 import {
   emailProvenance,
-  findLeadDetail,
+  findLeadAndAudit,
   type LeadDetail,
   type LeadSummary,
   listLeads,
@@ -86,27 +86,36 @@ async function withEvidence(db: Db, leads: LeadSummary[]): Promise<LeadWithEvide
   const now = new Date();
   return leads.map((lead) => {
     const audit = audits.get(lead.place_id);
-    const signals = audit?.outcome === "ok" ? audit.signals : null;
     const place = places.get(lead.place_id) ?? { website: lead.website, country: null, user_rating_count: 0 };
-    return {
-      ...lead,
-      ...websiteFlags(lead.website, signals),
-      ...emailProvenance(audit),
-      opportunity: opportunityOf({ ...place, website: lead.website }, audit, now),
-      signals,
-      evidence: audit?.outcome === "ok" ? audit.evidence : null,
-      audit_failure: audit?.outcome === "failed" ? audit.failure : null,
-      pitch: audit
-        ? {
-            site_unreachable: audit.signals.site_unreachable ?? null,
-            parked_domain: audit.signals.parked_domain ?? null,
-            social_profile_only: audit.signals.social_profile_only ?? null,
-            no_https: audit.signals.no_https ?? null,
-          }
-        : null,
-      pitch_evidence: audit ? audit.evidence : null,
-    };
+    return withAuditEvidence(
+      {
+        ...lead,
+        ...websiteFlags(lead.website, audit?.outcome === "ok" ? audit.signals : null),
+        ...emailProvenance(audit),
+        opportunity: opportunityOf({ ...place, website: lead.website }, audit, now),
+      },
+      audit,
+    );
   });
+}
+
+/** A lead with the evidence of the audit its flags were read from (undefined: never audited). */
+function withAuditEvidence(lead: LeadDetail, audit: SiteAudit | undefined): LeadWithEvidence {
+  return {
+    ...lead,
+    signals: audit?.outcome === "ok" ? audit.signals : null,
+    evidence: audit?.outcome === "ok" ? audit.evidence : null,
+    audit_failure: audit?.outcome === "failed" ? audit.failure : null,
+    pitch: audit
+      ? {
+          site_unreachable: audit.signals.site_unreachable ?? null,
+          parked_domain: audit.signals.parked_domain ?? null,
+          social_profile_only: audit.signals.social_profile_only ?? null,
+          no_https: audit.signals.no_https ?? null,
+        }
+      : null,
+    pitch_evidence: audit ? audit.evidence : null,
+  };
 }
 
 /**
@@ -193,20 +202,14 @@ export async function listLeadsByScore(
   };
 }
 
+/** The lead page's lead: the lead, its flags and the evidence behind them, its audit read once. */
 export async function findLeadWithEvidence(
   db: Db,
   workspaceId: string,
   leadId: string,
 ): Promise<LeadWithEvidence | null> {
-  const lead = await findLeadDetail(db, workspaceId, leadId);
-  return lead ? addEvidence(db, lead) : null;
-}
-
-/** A lead already read (by the get-lead operation) with the audit's evidence behind its flags. */
-export async function addEvidence(db: Db, lead: LeadDetail): Promise<LeadWithEvidence> {
-  const [withIt] = await withEvidence(db, [lead]);
-  if (!withIt) throw new Error("withEvidence returned no lead for the one it was given");
-  return withIt;
+  const found = await findLeadAndAudit(db, workspaceId, leadId);
+  return found ? withAuditEvidence(found.lead, found.audit) : null;
 }
 
 const CSV_COLUMNS = [

@@ -149,6 +149,19 @@ export async function findLeadDetail(
   leadId: string,
   now = new Date(),
 ): Promise<LeadDetail | null> {
+  return (await findLeadAndAudit(db, workspaceId, leadId, now))?.lead ?? null;
+}
+
+/**
+ * `findLeadDetail` with the audit its flags were read from (undefined: never audited), for a
+ * reader that shows the audit's evidence too (the console's lead page) without reading it again.
+ */
+export async function findLeadAndAudit(
+  db: Db,
+  workspaceId: string,
+  leadId: string,
+  now = new Date(),
+): Promise<{ lead: LeadDetail; audit: SiteAudit | undefined } | null> {
   const row = await db
     .selectFrom("leads")
     .innerJoin("places", "places.place_id", "leads.place_id")
@@ -162,7 +175,7 @@ export async function findLeadDetail(
     summary.place_id,
   );
   const email = contactEmailOf(audit);
-  return {
+  const lead: LeadDetail = {
     ...summary,
     email,
     outreach_status: statusOf(
@@ -176,6 +189,7 @@ export async function findLeadDetail(
     ...emailProvenance(audit),
     opportunity: opportunityOf({ website: summary.website, country, user_rating_count }, audit, now),
   };
+  return { lead, audit };
 }
 
 /** What the opportunity score reads of a place: the provider's data beside the lead's. */

@@ -2,7 +2,6 @@ import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
-  addEvidence,
   findLeadWithEvidence,
   type LeadWithEvidence,
   leadsCsv,
@@ -14,7 +13,7 @@ import { ApiError, type ErrorCode } from "../../../shared/errors.ts";
 import { decodeCursor } from "../../../shared/leads/cursor.ts";
 import { outreachStatusSchema } from "../../../shared/leads/schemas.ts";
 import { draftOperation } from "../../../shared/operations/draft.ts";
-import { getLeadOperation } from "../../../shared/operations/get-lead.ts";
+import { getLeadWithEvidenceOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
 import { findMatchingSuppression } from "../../../shared/suppressions/matching-entry.ts";
@@ -147,11 +146,10 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
   csvExportRoute(app, services);
 
   app.get("/leads/:leadId", async (request, reply) => {
-    // The lead read of every door (read bucket, log line); the page adds its evidence and drafts.
-    const found = await invoke(getLeadOperation, callerOf(request, services), {
+    // The lead read of every door (read bucket, log line), with the evidence the page shows.
+    const lead = await invoke(getLeadWithEvidenceOperation, callerOf(request, services), {
       lead_id: idParam(request, "leadId"),
     });
-    const lead = await addEvidence(db, { ...found, added_at: new Date(found.added_at) });
     return renderLead(request, reply, { lead });
   });
 
