@@ -525,6 +525,28 @@ describe("the audit pipeline (distributed mode: BullMQ)", () => {
       expect(metrics.get("leadapi_worker_fetch_memory_bytes", { kind: "limit" })).toBe(256 * 1024 * 1024);
       expect((await fetch(`${base}/nope`)).status).toBe(404);
 
+      // While a site keeps its answer, the worker's scrape counts its fetch in flight.
+      sites.set("/w-slow", { html: OLD_HOMEPAGE, delayMs: 5_000 });
+      let slowFinished = false;
+      const slow = producer
+        .audit(
+          { placeId: unique("metrics-w-slow"), url: sites.url("/w-slow"), country: null },
+          Date.now() + 30_000,
+        )
+        .finally(() => {
+          slowFinished = true;
+        });
+      let inFlight = 0;
+      while (inFlight === 0 && !slowFinished) {
+        const scrape = parseScrape(await (await fetch(`${base}/metrics`)).text());
+        inFlight = scrape.get("leadapi_worker_fetches", { state: "in_flight" }) ?? 0;
+      }
+      expect(inFlight).toBeGreaterThanOrEqual(1);
+      expect((await slow)?.outcome).toBe("ok");
+      const after = parseScrape(await (await fetch(`${base}/metrics`)).text());
+      expect(after.get("leadapi_worker_fetches", { state: "in_flight" })).toBe(0);
+      expect(after.get("leadapi_audit_jobs_total", { outcome: "ok" })).toBe(2);
+
       expect(await worker.stop()).toEqual({ code: 0, signal: null });
     } finally {
       await worker.stop();
