@@ -218,6 +218,7 @@ const CSV_COLUMNS = [
   "category",
   "address",
   "website",
+  "phone",
   "email",
   "outreach_status",
   "added_at",

@@ -6,6 +6,7 @@ export interface SeedPlace {
   category?: string;
   address?: string | null;
   website?: string | null;
+  phone?: string | null;
   country?: string | null;
   user_rating_count?: number;
 }
@@ -27,6 +28,7 @@ export async function seedLeads(
         category: place.category ?? "Plumber",
         address: place.address ?? null,
         website: place.website === undefined ? `https://${place.place_id}.example` : place.website,
+        phone: place.phone ?? null,
         country: place.country ?? null,
         rating: 4.2,
         user_rating_count: place.user_rating_count ?? 25,

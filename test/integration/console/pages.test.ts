@@ -235,10 +235,10 @@ describe("console pages", () => {
     expect(csv.headers["content-disposition"]).toContain("leads.csv");
     const lines = csv.body.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "id,name,category,address,website,email,outreach_status,added_at,no_website_flag,not_mobile_friendly_flag,outdated_website_flag,last_media_year,email_status,opportunity_score,opportunity_tier,latest_draft_subject,latest_draft_body",
+      "id,name,category,address,website,phone,email,outreach_status,added_at,no_website_flag,not_mobile_friendly_flag,outdated_website_flag,last_media_year,email_status,opportunity_score,opportunity_tier,latest_draft_subject,latest_draft_body",
     );
     expect(lines).toHaveLength(31);
-    expect(lines[1]).toContain(`${noWebsiteLead},'=HYPERLINK(evil),Plumber,,,,drafted,`);
+    expect(lines[1]).toContain(`${noWebsiteLead},'=HYPERLINK(evil),Plumber,,,,,drafted,`);
 
     await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/credit-purchases`, {
       credits: 50,
