@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect } from "vitest";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { csrfOf, signedUpMember } from "../../support/console.ts";
 import { seedLead } from "../../support/drafting.ts";
 import { type FakeGooglePlacesServer, syntheticPlaces } from "../../support/fake-google-places.ts";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
@@ -247,6 +248,25 @@ describe("a connected app (OAuth grant) capped in the console, through MCP", () 
     } finally {
       await client.close();
     }
+
+    // Another member of the workspace does not see this person's app, and cannot set its caps.
+    const other = await signedUpMember(t.app, ws.workspaceId, "other@capped.test", "Other Member");
+    const othersApps = await other.get("/app/account/apps");
+    expect(othersApps.body).not.toContain("Capped assistant");
+    expect((await other.get(capsPath)).statusCode).toBe(404);
+    const foreign = await other.post(capsPath, {
+      csrf_token: csrfOf(othersApps.body),
+      daily_credit_cap: "1000",
+      total_credit_cap: "1000",
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(
+      await t.database.db
+        .selectFrom("oauth_grants")
+        .select(["daily_credit_cap", "total_credit_cap"])
+        .where("id", "=", grant.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ daily_credit_cap: 10, total_credit_cap: null });
   });
 });
 
