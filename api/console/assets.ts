@@ -37,7 +37,7 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
 .small { font-size: .875rem; }
 .table-wrap { position: relative; overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; hyphens: manual; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 tr:last-child td { border-bottom: 0; }
 form.stack { display: grid; gap: .85rem; }
@@ -48,7 +48,7 @@ label { display: block; font-weight: 600; margin-bottom: .25rem; }
 .field.invalid input { border: 2px solid var(--danger); }
 form.new-key { display: grid; grid-template-columns: 2fr 1fr 1fr; gap: .75rem 1rem; align-items: start; }
 form.new-key > div:last-child { grid-column: 1 / -1; }
-input[type=text], input[type=email], input[type=password], input[type=number], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }
+input[type=text], input[type=email], input[type=password], input[type=number], input[type=search], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }
 textarea { min-height: 5rem; }
 button, .button { display: inline-block; font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid #8a94a6; background: #fff; color: var(--ink); cursor: pointer; text-decoration: none; }
 button.primary, .button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); font-weight: 600; }
@@ -58,7 +58,6 @@ button.link { border: 0; background: none; color: var(--accent); padding: 0; tex
 .alert.error { color: var(--danger); background: #fdeeee; border-color: #efb9b9; }
 .alert.ok { color: var(--ok); background: #eaf7ee; border-color: #a9dcb8; }
 .alert.warn { color: #6b4500; background: #fff6e0; border-color: #e8c66a; }
-.field-error { color: var(--danger); font-size: .875rem; margin: .35rem 0 0; }
 input[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem .85rem; margin: 0; min-width: 0; }
 legend { font-weight: 600; padding: 0 .25rem; }
@@ -86,11 +85,11 @@ ul.packs form { margin-top: .5rem; }
 tfoot th, tfoot td { border-top: 2px solid var(--line); border-bottom: 0; font-weight: 700; color: var(--ink); font-size: 1rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; word-break: break-word; }
-@media (max-width: 40rem) {
-  dl.facts { grid-template-columns: 1fr; }
-  fieldset.query { grid-template-columns: 1fr; }
-  form.new-key { grid-template-columns: 1fr; }
+dl.facts dd { margin: 0; overflow-wrap: break-word; }
+td dl.facts { grid-template-columns: 1fr; gap: 0; }
+td dl.facts dd + dt { margin-top: .25rem; }
+/* Below 60rem a table of rows becomes one card per row, each cell under its label: a row of many columns no longer fits without breaking its words. */
+@media (max-width: 60rem) {
   table.rows thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: 100%; }
   table.rows tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
@@ -99,6 +98,11 @@ dl.facts dd { margin: 0; word-break: break-word; }
   table.rows tfoot, table.rows tfoot tr, table.rows tfoot td { display: block; width: 100%; }
   table.rows tfoot th { display: none; }
   table.rows td[data-label]::before { content: attr(data-label); display: block; font-size: .8rem; font-weight: 600; color: var(--muted); }
+}
+@media (max-width: 40rem) {
+  dl.facts { grid-template-columns: 1fr; }
+  fieldset.query { grid-template-columns: 1fr; }
+  form.new-key { grid-template-columns: 1fr; }
   .stats .value { font-size: 1.3rem; }
   th, td { padding: .45rem .5rem; }
 }

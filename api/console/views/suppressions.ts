@@ -72,10 +72,12 @@ ${field("suppression-search", t.t("searchSuppressions"), html`<input type="searc
 ${
   listing.entries.length === 0
     ? html`<p class="card empty">${empty}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("suppressionKind")}</th><th scope="col">${t.t("suppressionValue")}</th><th scope="col">${t.t("reason")}</th><th scope="col">${t.t("addedBy")}</th><th scope="col">${t.t("added")}</th><th scope="col"><span class="visually-hidden">${t.t("remove")}</span></th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("suppressionKind")}</th><th scope="col">${t.t("suppressionValue")}</th><th scope="col">${t.t("reason")}</th><th scope="col">${t.t("addedBy")}</th><th scope="col">${t.t("added")}</th><th scope="col"><span class="visually-hidden">${t.t("remove")}</span></th></tr></thead><tbody>
 ${listing.entries.map(
-  (entry) => html`<tr><td>${kindName[entry.kind]}</td><td>${entry.value}</td><td>${entry.reason ?? "—"}</td>
-<td class="small">${entry.added_by === OPERATOR ? t.t("operator") : entry.added_by}</td><td class="small">${t.date(entry.created_at)}</td>
+  (
+    entry,
+  ) => html`<tr><td data-label="${t.t("suppressionKind")}">${kindName[entry.kind]}</td><td data-label="${t.t("suppressionValue")}">${entry.value}</td><td data-label="${t.t("reason")}">${entry.reason ?? "—"}</td>
+<td class="small" data-label="${t.t("addedBy")}">${entry.added_by === OPERATOR ? t.t("operator") : entry.added_by}</td><td class="small" data-label="${t.t("added")}">${t.date(entry.created_at)}</td>
 <td><form method="post" action="${path(`/${entry.id}/remove`)}">${csrfField(context)}<button type="submit" class="link">${t.t("remove")}</button></form></td></tr>`,
 )}
 </tbody></table></div>`

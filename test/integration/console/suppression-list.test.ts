@@ -56,7 +56,7 @@ async function member(email: string) {
 const domain = (n: number) => `shop-${String(n).padStart(3, "0")}.ca`;
 
 const rowsOf = (page: string) =>
-  [...page.matchAll(/<tr><td>[^<]*<\/td><td>([^<]+)<\/td>/g)].map((match) => match[1] ?? "");
+  [...page.matchAll(/<tr><td[^>]*>[^<]*<\/td><td[^>]*>([^<]+)<\/td>/g)].map((match) => match[1] ?? "");
 const nextLinkOf = (page: string) =>
   /<a href="([^"]+)">(?:Next page|Page suivante)<\/a>/.exec(page)?.[1]?.replaceAll("&amp;", "&") ?? null;
 
