@@ -155,6 +155,27 @@ describe("the do-not-contact list at size", () => {
     expect(await entryCount(workspace.workspaceId)).toBe(CAP);
   });
 
+  it("two imports at once cannot pass the cap together: one is added whole, the other not at all", async () => {
+    const { workspace, browser, list } = await member("both-at-once@agency.test");
+    const second = new HttpConsoleBrowser(baseUrl);
+    for (const [name, value] of browser.cookies) second.cookies.set(name, value);
+    // 150 + 150 new entries against a cap of 260.
+    const importOf = (prefix: string) =>
+      Array.from({ length: 150 }, (_, n) => `${prefix}-${n}.ca`).join("\n");
+    const answers = await Promise.all([
+      browser.submit(list, `${list}/import`, { csv: importOf("first") }),
+      second.submit(list, `${list}/import`, { csv: importOf("second") }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, 400]);
+    const rows = await harness.database.db
+      .selectFrom("suppressions")
+      .select("value")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .execute();
+    expect(rows).toHaveLength(150);
+    expect(new Set(rows.map((row) => row.value.split("-")[0])).size).toBe(1);
+  });
+
   it("is searched and paged in French, and refuses past the cap in French", async () => {
     const { browser, list } = await member("liste@agence.test");
     expect(
