@@ -9,15 +9,16 @@ import type { SiteAudit } from "../audit/types.ts";
 import type { Spender } from "../auth.ts";
 import type { CostGuard } from "../cost-guard.ts";
 import { type Db, withDatabaseDeadline } from "../db/database.ts";
+import type { Workspace } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { type LeadSummary, opportunityOf } from "../leads/leads.ts";
+import { type LeadSummary, opportunityOf, type SavedLead } from "../leads/leads.ts";
 import type { SearchMetrics, SearchOutcomeLabel } from "../metrics.ts";
 import type { PlaceCandidate, PlacesProvider } from "../places/types.ts";
 import type { Opportunity } from "../scoring/opportunity.ts";
 import { hasSuppressionsSql, loadSuppressionsFor } from "../suppressions/suppressions.ts";
 import { requireWorkspaceWith } from "../workspaces/workspaces.ts";
 import { chargeAndSaveLeads } from "./save.ts";
-import { scanCandidates, type TruncationReason } from "./scan.ts";
+import { type ScanDeps, type ScanResult, scanCandidates, type TruncationReason } from "./scan.ts";
 import { MAX_FREE_TRIAL_QUERIES, requestedLiveFilters, type SearchRequest } from "./types.ts";
 
 interface SearchResultLead extends LeadSummary {
@@ -114,58 +115,13 @@ async function runSearch(
       cause: new Error("no places provider configured (GOOGLE_PLACES_API_KEY or PLACES_FIXTURE_FILE)"),
     });
   }
-
-  // A search that cannot read one provider page is refused whole (429); one that runs out of
-  // pages or live checks mid-scan answers what it found, truncated.
-  const guard = deps.costGuard;
-  let firstPagePaid = false;
-  if (guard) {
-    await guard.spendOrThrow(workspace, "provider_pages");
-    firstPagePaid = true;
-  }
-  const allowPage = guard
-    ? async () => {
-        if (firstPagePaid) {
-          firstPagePaid = false;
-          return true;
-        }
-        return guard.trySpend(workspace, "provider_pages");
-      }
-    : undefined;
-  const allowLiveCheck = guard ? () => guard.trySpend(workspace, "live_checks") : undefined;
-
-  // The suppression list: its places, addresses (those known from cached audits or found by this
-  // search's checks) and domains are dropped before they are counted, charged or returned. Only the
-  // entries that could match a page's candidates are read (an indexed lookup), never the whole list.
-  const suppression = !anySuppressions
-    ? undefined
-    : {
-        async withoutSuppressed(candidates: PlaceCandidate[]) {
-          const emails = await readCurrentContactEmails(
-            deps.db,
-            candidates.map((candidate) => ({ placeId: candidate.placeId, website: candidate.website })),
-          );
-          const subjects = candidates.map((candidate) => ({
-            placeId: candidate.placeId,
-            website: candidate.website,
-            email: emails.get(candidate.placeId) ?? null,
-          }));
-          const suppressions = await loadSuppressionsFor(deps.db, workspaceId, subjects);
-          return candidates.filter((_, index) => !suppressions.matches(subjects[index]!));
-        },
-        async coversAudit(audit: SiteAudit) {
-          const email = contactEmailOf(audit);
-          if (email === null) return false;
-          const subject = { placeId: audit.place_id, website: null, email };
-          return (await loadSuppressionsFor(deps.db, workspaceId, [subject])).coversEmail(email);
-        },
-      };
+  const allowances = deps.costGuard ? await costAllowances(deps.costGuard, workspace) : {};
+  const suppression = anySuppressions ? suppressionFilter(deps.db, workspaceId) : undefined;
 
   const started = Date.now();
   const scan = await scanCandidates(request, {
     ...(suppression ? { suppression } : {}),
-    ...(allowPage ? { allowPage } : {}),
-    ...(allowLiveCheck ? { allowLiveCheck } : {}),
+    ...allowances,
     places: deps.places,
     auditor: deps.auditor,
     readFreshAudits: async (sites) => {
@@ -197,6 +153,76 @@ async function runSearch(
         .map(({ candidate }) => ({ placeId: candidate.placeId, website: candidate.website })),
     ));
 
+  return {
+    results: resultLeads(scan, leads, cached),
+    credits_spent: creditsSpent,
+    truncated: scan.truncated,
+    truncatedBy: scan.truncatedBy,
+    live:
+      requestedLiveFilters(request.filters).length > 0
+        ? { checked: scan.liveChecked, unanswered: scan.liveUnanswered }
+        : null,
+  };
+}
+
+/**
+ * The workspace's hourly allowances of provider pages and live checks. A search that cannot read
+ * one provider page is refused whole (429, the first page is paid here); one that runs out of
+ * pages or live checks mid-scan answers what it found, truncated.
+ */
+async function costAllowances(
+  guard: CostGuard,
+  workspace: Workspace,
+): Promise<Pick<ScanDeps, "allowPage" | "allowLiveCheck">> {
+  await guard.spendOrThrow(workspace, "provider_pages");
+  let firstPagePaid = true;
+  return {
+    allowPage: async () => {
+      if (firstPagePaid) {
+        firstPagePaid = false;
+        return true;
+      }
+      return guard.trySpend(workspace, "provider_pages");
+    },
+    allowLiveCheck: () => guard.trySpend(workspace, "live_checks"),
+  };
+}
+
+/**
+ * The suppression list: its places, addresses (those known from cached audits or found by this
+ * search's checks) and domains are dropped before they are counted, charged or returned. Only the
+ * entries that could match a page's candidates are read (an indexed lookup), never the whole list.
+ */
+function suppressionFilter(db: Db, workspaceId: string): NonNullable<ScanDeps["suppression"]> {
+  return {
+    async withoutSuppressed(candidates: PlaceCandidate[]) {
+      const emails = await readCurrentContactEmails(
+        db,
+        candidates.map((candidate) => ({ placeId: candidate.placeId, website: candidate.website })),
+      );
+      const subjects = candidates.map((candidate) => ({
+        placeId: candidate.placeId,
+        website: candidate.website,
+        email: emails.get(candidate.placeId) ?? null,
+      }));
+      const suppressions = await loadSuppressionsFor(db, workspaceId, subjects);
+      return candidates.filter((_, index) => !suppressions.matches(subjects[index]!));
+    },
+    async coversAudit(audit: SiteAudit) {
+      const email = contactEmailOf(audit);
+      if (email === null) return false;
+      const subject = { placeId: audit.place_id, website: null, email };
+      return (await loadSuppressionsFor(db, workspaceId, [subject])).coversEmail(email);
+    },
+  };
+}
+
+/** The answer's leads, highest opportunity first, with what the audit (checked or cached) says. */
+function resultLeads(
+  scan: ScanResult,
+  leads: Map<string, SavedLead>,
+  cached: Map<string, SiteAudit>,
+): SearchResultLead[] {
   const now = new Date();
   const inProviderOrder = scan.matches.map(({ candidate, category, audit: checked }): SearchResultLead => {
     const lead = leads.get(candidate.placeId);
@@ -229,16 +255,5 @@ async function runSearch(
     };
   });
   // Highest score first; Array.prototype.sort is stable, so equal scores keep the provider's order.
-  const results = inProviderOrder.toSorted((left, right) => right.opportunity.score - left.opportunity.score);
-
-  return {
-    results,
-    credits_spent: creditsSpent,
-    truncated: scan.truncated,
-    truncatedBy: scan.truncatedBy,
-    live:
-      requestedLiveFilters(request.filters).length > 0
-        ? { checked: scan.liveChecked, unanswered: scan.liveUnanswered }
-        : null,
-  };
+  return inProviderOrder.toSorted((left, right) => right.opportunity.score - left.opportunity.score);
 }
