@@ -4,7 +4,6 @@ import { z } from "zod";
 import {
   findLeadWithEvidence,
   type LeadWithEvidence,
-  leadsCsv,
   listLeadsByScore,
   listLeadsWithEvidence,
 } from "../../../shared/console/workspace-views.ts";
@@ -13,6 +12,7 @@ import { ApiError, type ErrorCode } from "../../../shared/errors.ts";
 import { decodeCursor } from "../../../shared/leads/cursor.ts";
 import { outreachStatusSchema } from "../../../shared/leads/schemas.ts";
 import { draftOperation } from "../../../shared/operations/draft.ts";
+import { exportLeadsOperation } from "../../../shared/operations/export-leads.ts";
 import { getLeadWithEvidenceOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
@@ -287,16 +287,15 @@ function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["ser
   });
 }
 
-/** `GET /leads.csv`: the workspace's leads as a CSV file. */
+/** `GET /leads.csv`: the workspace's leads as a CSV file, the export operation's lines. */
 function csvExportRoute(app: FastifyInstance, services: ConsoleRouteOptions["services"]): void {
-  const { db } = services;
   app.get("/leads.csv", async (request, reply) => {
-    const { workspace_id } = membershipOf(request);
+    const lines = await invoke(exportLeadsOperation, callerOf(request, services), {});
     return reply
       .header("content-type", "text/csv; charset=utf-8")
       .header("content-disposition", 'attachment; filename="leads.csv"')
       .header("cache-control", "no-store")
-      .send(Readable.from(leadsCsv(db, workspace_id)));
+      .send(Readable.from(lines));
   });
 }
 
