@@ -96,6 +96,26 @@ describe("item 1: per-address limits count an IPv6 client by its /64; each accou
     }
   });
 
+  it("wrong admin tokens from addresses of one /64 share one budget; another /64 has its own", async () => {
+    const guarded = await startHttpTestApp({ TRUST_PROXY_HOPS: "1", RATE_LIMIT_ADMIN_FAILURES_PER_MIN: "2" });
+    try {
+      const guess = async (from: string) =>
+        (
+          await fetch(`${guarded.baseUrl}/admin/workspaces`, {
+            headers: { authorization: "Bearer not-the-admin-token", "x-forwarded-for": from },
+          })
+        ).status;
+      expect([
+        await guess("2001:db8:cc:1::1"),
+        await guess("2001:db8:cc:1::2"),
+        await guess("2001:0db8:00cc:0001:abcd::3"),
+      ]).toEqual([401, 401, 429]);
+      expect(await guess("2001:db8:cc:2::1")).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("sign-ups and reset requests (account mail) from one /64 share one hourly allowance", async () => {
     const statuses: number[] = [];
     for (let index = 1; index <= 6; index += 1) {
