@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_CREDIT_CAP } from "../../shared/credits/caps.ts";
 import { languageSchema } from "../../shared/languages.ts";
 import { recordOf } from "../../shared/lists.ts";
-import { YES_NO_FILTERS } from "../../shared/search/schemas.ts";
+import { MAX_RESULTS, YES_NO_FILTERS } from "../../shared/search/schemas.ts";
 import { decimalInteger } from "../../shared/text-input.ts";
 import {
   WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
@@ -142,7 +142,7 @@ export const searchForm = z.object({
   category_4: row,
   location_5: row,
   category_5: row,
-  max_results: decimalInteger(z.number().int().min(1).max(25)),
+  max_results: decimalInteger(z.number().int().min(1).max(MAX_RESULTS)),
   min_rating: z
     .string()
     .trim()

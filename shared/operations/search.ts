@@ -1,5 +1,10 @@
 import { CREDITS_PER_NEW_PLACE, creditsInWords } from "../credits/prices.ts";
-import { LIVE_FILTER_NAMES, searchRequestSchema, searchResponseSchema } from "../search/schemas.ts";
+import {
+  LIVE_FILTER_NAMES,
+  MAX_FREE_TRIAL_QUERIES,
+  searchRequestSchema,
+  searchResponseSchema,
+} from "../search/schemas.ts";
 import { searchLeads } from "../search/search-leads.ts";
 import { defineOperation } from "./operation.ts";
 
@@ -21,7 +26,7 @@ export const searchOperation = defineOperation({
       "Find local businesses by location and category and save the matches as leads in the workspace (same input as POST /v1/searches). " +
       `Costs credits: up to ${creditsInWords(CREDITS_PER_NEW_PLACE)} per NEW place returned, charged once after the scan; places already charged in this workspace are free again, and if the balance cannot cover the new places nothing is saved (insufficient_credits). Check get_credit_balance first and keep max_results within the balance. ` +
       `With ${LIVE_FILTER_NAMES} the search checks live websites and may take 30 to 45 seconds; tell the user and wait. ` +
-      "A free-trial workspace may send at most 2 queries. Results come highest opportunity score first (each with its tier and reasons; a result whose site was never checked is tiered unchecked, not low). Each result's id can be passed to get_lead and draft_outreach_email.",
+      `A free-trial workspace may send at most ${MAX_FREE_TRIAL_QUERIES} queries. Results come highest opportunity score first (each with its tier and reasons; a result whose site was never checked is tiered unchecked, not low). Each result's id can be passed to get_lead and draft_outreach_email.`,
     // Spends credits (see McpToolAnnotations); not idempotent: the same search repeated may find,
     // return and charge places that are new since; it asks the places provider and live websites.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
