@@ -338,6 +338,22 @@ class ScanState {
   }
 }
 
+/** One scan's running parts: the request, its dependencies, its state and its checks in flight. */
+interface ScanRun {
+  request: SearchRequest;
+  deps: ScanDeps;
+  clock: ScanClock;
+  state: ScanState;
+  /** Places already read (a place seen twice is counted once). */
+  seen: Set<string>;
+  inFlight: Set<Promise<void>>;
+}
+
+type SearchQuery = SearchRequest["queries"][number];
+
+/** Whether the scan reads on, or its answer is decided. */
+type ReadOn = "read_on" | "stop";
+
 /**
  * Queries in order, provider order within a query, a place seen twice counted once; cheap filters
  * first, then, only where a live filter is asked for, an audit with a deadline. Pages are fetched
@@ -345,152 +361,180 @@ class ScanState {
  * candidates in flight could still fill it.
  */
 export async function scanCandidates(request: SearchRequest, deps: ScanDeps): Promise<ScanResult> {
-  const clock = deps.clock ?? systemClock;
-  const max = request.max_results;
-  const state = new ScanState({
-    maxResults: max,
-    liveFilters: requestedLiveFilters(request.filters),
-    checkDeadline: deps.checkDeadline,
-    matchGraceMs: deps.matchGraceMs ?? 0,
-  });
-  const seen = new Set<string>();
-  const inFlight = new Set<Promise<void>>();
-
-  const startCheck = (
-    auditor: SiteAuditor,
-    check: PendingCheck,
-    candidate: PlaceCandidate & { website: string },
-  ) => {
-    const settled = auditor
-      .audit(
-        { placeId: candidate.placeId, url: candidate.website, country: candidate.country },
-        deps.checkDeadline,
-        { rank: check.rank },
-      )
-      .then(async (audit) =>
-        audit !== null && (await deps.suppression?.coversAudit(audit))
-          ? state.exclude(check)
-          : state.settle(check, audit),
-      )
-      .catch((error: unknown) => {
-        // The audit, or the suppression lookup of the address it found: the place may well match.
-        deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
-        state.fail(check);
-      })
-      .finally(() => inFlight.delete(settled));
-    inFlight.add(settled);
+  const run: ScanRun = {
+    request,
+    deps,
+    clock: deps.clock ?? systemClock,
+    state: new ScanState({
+      maxResults: request.max_results,
+      liveFilters: requestedLiveFilters(request.filters),
+      checkDeadline: deps.checkDeadline,
+      matchGraceMs: deps.matchGraceMs ?? 0,
+    }),
+    seen: new Set(),
+    inFlight: new Set(),
   };
-
-  /** Waits until one check settles or `until` comes. */
-  const waitForProgress = (until: number) =>
-    inFlight.size === 0 ? Promise.resolve() : clock.waitUntil(until, Promise.race(inFlight));
-
-  queries: for (const [queryIndex, query] of request.queries.entries()) {
-    const lastQuery = queryIndex === request.queries.length - 1;
-    if (state.hasEnoughMatches()) {
-      state.truncatedBy("max_results_reached");
+  for (const [queryIndex, query] of request.queries.entries()) {
+    if (run.state.hasEnoughMatches()) {
+      run.state.truncatedBy("max_results_reached");
       break;
     }
-    let delivered = 0;
-    try {
-      const pages = deps.places.searchText(
-        { textQuery: toTextQuery(query), minRating: request.filters?.min_rating },
-        { signal: deps.signal },
-      );
-      const pageIterator = pages[Symbol.asyncIterator]();
-      while (true) {
-        if (deps.allowPage && !(await deps.allowPage())) {
-          state.truncatedBy("cost_limit"); // the hour's provider pages are spent
-          await pageIterator.return?.();
-          break queries;
-        }
-        const next = await pageIterator.next();
-        if (next.done) break;
-        const page = next.value;
-        delivered += page.length;
-        const unsuppressed = page.filter((candidate) => {
-          if (seen.has(candidate.placeId)) return false;
-          seen.add(candidate.placeId);
-          // A business closed for good is no lead: never returned, never charged, never counted.
-          if (candidate.permanentlyClosed) return false;
-          return passesCheapFilters(candidate, request.filters);
-        });
-        const fresh = deps.suppression
-          ? await deps.suppression.withoutSuppressed(unsuppressed)
-          : unsuppressed;
-        const cached = state.isLive
-          ? await deps.readFreshAudits(
-              fresh.flatMap((c) => (c.website ? [{ placeId: c.placeId, url: c.website }] : [])),
-            )
-          : new Map<string, SiteAudit>();
-        const morePages = page.length === PLACES_PAGE_SIZE;
-        // The cost guard is asked once per uncached check, before it starts.
-        const costAllowed: boolean[] = [];
-        for (const candidate of fresh) {
-          const needsCheck = state.isLive && candidate.website !== null && !cached.has(candidate.placeId);
-          costAllowed.push(!needsCheck || !deps.allowLiveCheck || (await deps.allowLiveCheck()));
-        }
-        for (const [index, candidate] of fresh.entries()) {
-          const place = { candidate, category: candidate.category ?? query.category.trim(), audit: null };
-          const check = state.admit(place, {
-            cached: cached.get(candidate.placeId),
-            canCheck: deps.auditor !== undefined,
-            now: clock.now(),
-            costAllowed: costAllowed[index] ?? false,
-          });
-          if (check && deps.auditor && candidate.website !== null) {
-            startCheck(deps.auditor, check, { ...candidate, website: candidate.website });
-          }
-          if (!state.isLive && state.hasEnoughMatches()) {
-            if (index < fresh.length - 1 || morePages || !lastQuery) state.truncatedBy("max_results_reached");
-            break queries;
-          }
-        }
-        // Live checks: read further pages only while the candidates in flight cannot fill max_results.
-        while (
-          state.isLive &&
-          state.enoughInFlight() &&
-          !state.hasEnoughMatches() &&
-          inFlight.size > 0 &&
-          clock.now() < deps.checkDeadline
-        ) {
-          await waitForProgress(deps.checkDeadline);
-        }
-        if (state.isLive && state.hasEnoughMatches()) {
-          if (morePages || !lastQuery) state.truncatedBy("max_results_reached");
-          break queries;
-        }
-        if (state.isLive && clock.now() >= deps.checkDeadline) {
-          state.truncatedBy("check_budget");
-          break queries;
-        }
-      }
-    } catch (error) {
-      if (isPlacesProviderError(error) && error.kind === "page_token_expired") {
-        // The pages already read stay valid; the rest of this query is lost, so say there may be more.
-        deps.logger.warn({ err: error, query_index: queryIndex }, "places page token expired: partial scan");
-        state.truncatedBy("page_token_expired");
-        continue;
-      }
-      if (isPlacesProviderError(error)) {
-        deps.logger.error(
-          { err: error, kind: error.kind, status: error.status },
-          "places provider failed: search aborted",
-        );
-        throw new ApiError(
-          "internal_error",
-          "The places provider is unavailable. Nothing was charged; retry later.",
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    if (delivered >= MAX_PLACES_PER_QUERY) state.truncatedBy("query_cap");
+    if ((await scanQuery(run, query, queryIndex)) === "stop") break;
   }
 
   // Wait for the checks that can still change the answer (those ranked before the max_results-th
   // match), within the budget; once max_results matches are in hand, only for the grace: one hung
   // site ranked before the last match must not hold the answer to its fetch timeout.
-  while (!state.isSettled(clock.now())) await waitForProgress(state.wakeAt());
-  return state.result();
+  while (!run.state.isSettled(run.clock.now())) await waitForProgress(run, run.state.wakeAt());
+  return run.state.result();
+}
+
+/** One query's pages, read while the answer is not decided; a provider failure ends the search. */
+async function scanQuery(run: ScanRun, query: SearchQuery, queryIndex: number): Promise<ReadOn> {
+  const { deps, state } = run;
+  const lastQuery = queryIndex === run.request.queries.length - 1;
+  let delivered = 0;
+  try {
+    const pages = deps.places.searchText(
+      { textQuery: toTextQuery(query), minRating: run.request.filters?.min_rating },
+      { signal: deps.signal },
+    );
+    const pageIterator = pages[Symbol.asyncIterator]();
+    while (true) {
+      if (deps.allowPage && !(await deps.allowPage())) {
+        state.truncatedBy("cost_limit"); // the hour's provider pages are spent
+        await pageIterator.return?.();
+        return "stop";
+      }
+      const next = await pageIterator.next();
+      if (next.done) break;
+      delivered += next.value.length;
+      if ((await readPage(run, next.value, query, lastQuery)) === "stop") return "stop";
+    }
+  } catch (error) {
+    if (isPlacesProviderError(error) && error.kind === "page_token_expired") {
+      // The pages already read stay valid; the rest of this query is lost, so say there may be more.
+      deps.logger.warn({ err: error, query_index: queryIndex }, "places page token expired: partial scan");
+      state.truncatedBy("page_token_expired");
+      return "read_on";
+    }
+    if (isPlacesProviderError(error)) {
+      deps.logger.error(
+        { err: error, kind: error.kind, status: error.status },
+        "places provider failed: search aborted",
+      );
+      throw new ApiError(
+        "internal_error",
+        "The places provider is unavailable. Nothing was charged; retry later.",
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  if (delivered >= MAX_PLACES_PER_QUERY) state.truncatedBy("query_cap");
+  return "read_on";
+}
+
+/** One provider page: its new places admitted in order, their live checks started. */
+async function readPage(
+  run: ScanRun,
+  page: PlaceCandidate[],
+  query: SearchQuery,
+  lastQuery: boolean,
+): Promise<ReadOn> {
+  const { deps, state } = run;
+  const unsuppressed = page.filter((candidate) => {
+    if (run.seen.has(candidate.placeId)) return false;
+    run.seen.add(candidate.placeId);
+    // A business closed for good is no lead: never returned, never charged, never counted.
+    if (candidate.permanentlyClosed) return false;
+    return passesCheapFilters(candidate, run.request.filters);
+  });
+  const fresh = deps.suppression ? await deps.suppression.withoutSuppressed(unsuppressed) : unsuppressed;
+  const cached = state.isLive
+    ? await deps.readFreshAudits(
+        fresh.flatMap((c) => (c.website ? [{ placeId: c.placeId, url: c.website }] : [])),
+      )
+    : new Map<string, SiteAudit>();
+  const morePages = page.length === PLACES_PAGE_SIZE;
+  // The cost guard is asked once per uncached check, before it starts.
+  const costAllowed: boolean[] = [];
+  for (const candidate of fresh) {
+    const needsCheck = state.isLive && candidate.website !== null && !cached.has(candidate.placeId);
+    costAllowed.push(!needsCheck || !deps.allowLiveCheck || (await deps.allowLiveCheck()));
+  }
+  for (const [index, candidate] of fresh.entries()) {
+    const place = { candidate, category: candidate.category ?? query.category.trim(), audit: null };
+    const check = state.admit(place, {
+      cached: cached.get(candidate.placeId),
+      canCheck: deps.auditor !== undefined,
+      now: run.clock.now(),
+      costAllowed: costAllowed[index] ?? false,
+    });
+    if (check && deps.auditor && candidate.website !== null) {
+      startCheck(run, deps.auditor, check, { ...candidate, website: candidate.website });
+    }
+    if (!state.isLive && state.hasEnoughMatches()) {
+      if (index < fresh.length - 1 || morePages || !lastQuery) state.truncatedBy("max_results_reached");
+      return "stop";
+    }
+  }
+  return awaitLiveChecks(run, morePages, lastQuery);
+}
+
+/** Live checks: a further page is read only while the candidates in flight cannot fill max_results. */
+async function awaitLiveChecks(run: ScanRun, morePages: boolean, lastQuery: boolean): Promise<ReadOn> {
+  const { state, clock, deps } = run;
+  while (
+    state.isLive &&
+    state.enoughInFlight() &&
+    !state.hasEnoughMatches() &&
+    run.inFlight.size > 0 &&
+    clock.now() < deps.checkDeadline
+  ) {
+    await waitForProgress(run, deps.checkDeadline);
+  }
+  if (state.isLive && state.hasEnoughMatches()) {
+    if (morePages || !lastQuery) state.truncatedBy("max_results_reached");
+    return "stop";
+  }
+  if (state.isLive && clock.now() >= deps.checkDeadline) {
+    state.truncatedBy("check_budget");
+    return "stop";
+  }
+  return "read_on";
+}
+
+function startCheck(
+  run: ScanRun,
+  auditor: SiteAuditor,
+  check: PendingCheck,
+  candidate: PlaceCandidate & { website: string },
+): void {
+  const { deps, state, inFlight } = run;
+  const settled = auditor
+    .audit(
+      { placeId: candidate.placeId, url: candidate.website, country: candidate.country },
+      deps.checkDeadline,
+      { rank: check.rank },
+    )
+    .then(async (audit) =>
+      audit !== null && (await deps.suppression?.coversAudit(audit))
+        ? state.exclude(check)
+        : state.settle(check, audit),
+    )
+    .catch((error: unknown) => {
+      // The audit, or the suppression lookup of the address it found: the place may well match.
+      deps.logger.error({ err: error, place_id: candidate.placeId }, "site audit failed");
+      state.fail(check);
+    })
+    .finally(() => inFlight.delete(settled));
+  inFlight.add(settled);
+}
+
+/** Waits until one check settles or `until` comes. */
+function waitForProgress({ inFlight, clock }: ScanRun, until: number): Promise<void> {
+  return inFlight.size === 0 ? Promise.resolve() : clock.waitUntil(until, Promise.race(inFlight));
 }
