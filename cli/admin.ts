@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../shared/config.ts";
+import { MAX_CREDIT_CAP } from "../shared/credits/caps.ts";
 import { MAX_PURCHASE_CREDITS } from "../shared/credits/ledger.ts";
 import { isLanguage, LANGUAGE_CHOICES, type Language } from "../shared/languages.ts";
 
@@ -30,9 +31,14 @@ const usage = `Usage: npm run admin -- <command> [options]
   members remove <workspace_id> <member_id>
   accounts reset-link --email <email>
                                       a single-use password reset link for that account (1 hour)
-  keys create <workspace_id> --name <name> --created-by <member_id>
-  keys list <workspace_id>
+  keys create <workspace_id> --name <name> --created-by <member_id> [--daily-cap <n>] [--total-cap <n>]
+  keys list <workspace_id>            each key with its caps, spent_today (UTC) and spent_total
+  keys caps <workspace_id> <key_id> [--daily-cap <n|none>] [--total-cap <n|none>]
+                                      spending caps in credits: per UTC day, and in all; none
+                                      clears one, an option left out keeps it
   keys revoke <workspace_id> <key_id>
+  apps list <workspace_id>            the live connected apps (OAuth grants), with their caps
+  apps caps <workspace_id> <grant_id> [--daily-cap <n|none>] [--total-cap <n|none>]
   suppressions list <workspace_id>
   suppressions add <workspace_id> (--email <e> | --domain <d> | --place-id <p>) [--reason <s>]
                                       the do-not-contact list: never returned, charged or drafted
@@ -65,6 +71,8 @@ const OPTIONS = {
   reason: text,
   "created-by": text,
   credits: text,
+  "daily-cap": text,
+  "total-cap": text,
   help: { type: "boolean", short: "h" },
 } as const;
 const STRING_OPTIONS: readonly string[] = Object.keys(OPTIONS).filter((name) => name !== "help");
@@ -187,6 +195,27 @@ function creditsOption(value: string | undefined): number {
   return credits;
 }
 
+/** A spending cap option: a whole number of credits, `none` (null: no cap), or left out (undefined). */
+function capOption(value: string | undefined, option: string): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === "none") return null;
+  const cap = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(cap) || cap > MAX_CREDIT_CAP) {
+    throw new CliError(`${option}: a whole number from 0 to ${MAX_CREDIT_CAP}, or none, not ${value}`);
+  }
+  return cap;
+}
+
+/** The caps options given, as the admin API's body (a cap left out is not sent, so it is kept). */
+function capsOptions(values: { "daily-cap"?: string | undefined; "total-cap"?: string | undefined }) {
+  const daily = capOption(values["daily-cap"], "--daily-cap");
+  const total = capOption(values["total-cap"], "--total-cap");
+  return {
+    ...(daily === undefined ? {} : { daily_credit_cap: daily }),
+    ...(total === undefined ? {} : { total_credit_cap: total }),
+  };
+}
+
 const defined = (entries: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
 
@@ -251,9 +280,16 @@ async function run(apiUrl: string): Promise<unknown> {
       return api("POST", workspacePath("/api-keys"), {
         name: need(values.name, "--name"),
         created_by: need(values["created-by"], "--created-by"),
+        ...capsOptions(values),
       });
     case "keys list":
       return api("GET", workspacePath("/api-keys"));
+    case "keys caps":
+      return api("PATCH", workspacePath(`/api-keys/${need(second, "<key_id>")}`), capsOptions(values));
+    case "apps list":
+      return api("GET", workspacePath("/oauth-grants"));
+    case "apps caps":
+      return api("PATCH", workspacePath(`/oauth-grants/${need(second, "<grant_id>")}`), capsOptions(values));
     case "keys revoke":
       return api("DELETE", workspacePath(`/api-keys/${need(second, "<key_id>")}`));
     case "suppressions list":

@@ -93,6 +93,71 @@ describe("npm run admin", () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ balance: 15 });
   });
 
+  it("creates a key with spending caps, changes and clears them, and refuses a cap that is not a whole number", async () => {
+    const created = await admin([
+      "keys",
+      "create",
+      ws.workspaceId,
+      "--name",
+      "agent",
+      "--created-by",
+      ws.memberId,
+      "--daily-cap",
+      "50",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout) as {
+      id: string;
+      daily_credit_cap: number;
+      total_credit_cap: number;
+    };
+    expect(key).toMatchObject({ daily_credit_cap: 50, total_credit_cap: null });
+    const changed = await admin([
+      "keys",
+      "caps",
+      ws.workspaceId,
+      key.id,
+      "--total-cap",
+      "500",
+      "--daily-cap",
+      "none",
+    ]);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(JSON.parse(changed.stdout)).toMatchObject({
+      daily_credit_cap: null,
+      total_credit_cap: 500,
+      spent_today: 0,
+      spent_total: 0,
+    });
+    const listed = JSON.parse((await admin(["keys", "list", ws.workspaceId])).stdout) as {
+      api_keys: { id: string; total_credit_cap: number | null }[];
+    };
+    expect(listed.api_keys.find((listedKey) => listedKey.id === key.id)).toMatchObject({
+      total_credit_cap: 500,
+    });
+    for (const cap of ["-1", "2.5", "lots", "10000001"]) {
+      expectClearFailure(
+        await admin(["keys", "caps", ws.workspaceId, key.id, "--total-cap", cap]),
+        new RegExp(
+          `^--total-cap: a whole number from 0 to 10000000, or none, not ${cap.replace(".", "\\.")}$`,
+          "m",
+        ),
+      );
+    }
+    expect(JSON.parse((await admin(["apps", "list", ws.workspaceId])).stdout)).toEqual({ oauth_grants: [] });
+    expectClearFailure(
+      await admin([
+        "apps",
+        "caps",
+        ws.workspaceId,
+        "00000000-0000-4000-8000-000000000000",
+        "--daily-cap",
+        "5",
+      ]),
+      /No such live OAuth grant in this workspace/,
+    );
+  });
+
   it("sets the postal address and keeps the do-not-contact list", async () => {
     const updated = await admin([
       "workspaces",
