@@ -42,11 +42,11 @@ ${input.members.map(
 ${
   input.pending.length === 0
     ? html`<p class="card empty">${t.t("noPendingInvites")}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">${t.t("email")}</th><th scope="col">${t.t("invitedBy")}</th><th scope="col">${t.t("expires")}</th><th scope="col"><span class="visually-hidden">${t.t("cancelInvite")}</span></th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="rows"><thead><tr><th scope="col">${t.t("email")}</th><th scope="col">${t.t("invitedBy")}</th><th scope="col">${t.t("expires")}</th><th scope="col"><span class="visually-hidden">${t.t("cancelInvite")}</span></th></tr></thead><tbody>
 ${input.pending.map(
   (
     invite,
-  ) => html`<tr><td>${invite.email}</td><td>${invite.invited_by_name ?? invite.invited_by_email ?? t.t("operator")}</td><td class="small">${t.date(invite.expires_at)}</td>
+  ) => html`<tr><td data-label="${t.t("email")}">${invite.email}</td><td data-label="${t.t("invitedBy")}">${invite.invited_by_name ?? invite.invited_by_email ?? t.t("operator")}</td><td class="small" data-label="${t.t("expires")}">${t.date(invite.expires_at)}</td>
 <td><a href="${workspacePath(input.workspaceId, `members/invites/${invite.id}/cancel`)}">${t.t("cancelInvite")}<span class="visually-hidden"> ${invite.email}</span></a></td></tr>`,
 )}
 </tbody></table></div>`

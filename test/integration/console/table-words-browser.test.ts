@@ -186,6 +186,10 @@ beforeAll(async () => {
   await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/members`, {
     email: "genevieve.beauregard-levesque@atelier-pixel-pin.example",
   });
+  // A pending invite: the members page's second table.
+  await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+    email: "maximilien.desrochers-thibodeau@renovations-montmartre.example",
+  });
 
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(15_000);
