@@ -12,7 +12,7 @@ import { opportunityTableMarkdown } from "./opportunity-table.ts";
 const referencePath = new URL("./reference.md", import.meta.url);
 
 /** The app's own limits a customer meets: its per-member budget and the do-not-contact list's size. */
-export interface AppLimits {
+interface AppLimits {
   consoleRateLimits: { readPerMinute: number; searchPerMinute: number };
   suppressionsPerWorkspace: number;
 }
