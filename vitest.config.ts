@@ -6,6 +6,10 @@ export default defineConfig({
     reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Most integration files wait on real processes, timers and loopback servers rather than on the
+    // CPU: vitest's default on 2 cores (one file at a time) left the machine idle for most of the
+    // run. Three files at once keep the whole suite well within CI's 20 minutes.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
