@@ -193,7 +193,14 @@ async function probe(node: ServerProcess, workspace: Workspace, label: string) {
       max_results: 1,
     },
   });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  // On a fault, the node's own account of it (its error lines) beside the answer.
+  const errors = () =>
+    node.logs
+      .filter((line) => Number(line.json?.level) >= 50)
+      .slice(-3)
+      .map((line) => JSON.stringify(line.json))
+      .join("\n");
+  expect(answer.status, `${JSON.stringify(answer.body)}\n${answer.status === 200 ? "" : errors()}`).toBe(200);
   const matched = (answer.body as { results: { place_id: string }[] }).results.some(
     (result) => result.place_id === placeId,
   );
