@@ -1,7 +1,7 @@
-import { Queue, UnrecoverableError, Worker } from "bullmq";
+import { type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from "bullmq";
 import type { Logger } from "pino";
 import { confirmationOf } from "../shared/audit/audit-site.ts";
-import { createAuditStack } from "../shared/audit/audit-stack.ts";
+import { type AuditStack, createAuditStack } from "../shared/audit/audit-stack.ts";
 import {
   type AuditJob,
   auditJobSchema,
@@ -10,9 +10,9 @@ import {
 } from "../shared/audit/queue.ts";
 import type { Config } from "../shared/config.ts";
 import { describeUrl, openDatabase, waitFor } from "../shared/db/startup.ts";
-import { createMetrics } from "../shared/metrics.ts";
+import { createMetrics, type Metrics } from "../shared/metrics.ts";
 import { createRedisConnection, logRedisConnection, REDIS_RECONNECT_MAX_MS } from "../shared/redis.ts";
-import { createCapacityMetrics } from "./capacity-metrics.ts";
+import { type CapacityMetrics, createCapacityMetrics } from "./capacity-metrics.ts";
 import { startWorkerMetricsServer, type WorkerMetricsServer } from "./metrics-server.ts";
 
 /** How often a worker looks for jobs whose worker died, at most (see `stalledCheckMs`). */
@@ -84,50 +84,8 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     });
     const worker = new Worker<AuditJob>(
       SITE_AUDIT_QUEUE,
-      async (job) => {
-        const parsed = auditJobSchema.safeParse(job.data);
-        if (!parsed.success) {
-          throw new UnrecoverableError(`invalid audit job payload: ${parsed.error.message}`);
-        }
-        // The first attempt only: a retry's wait is its backoff, not the queue's.
-        if (job.attemptsStarted <= 1 && job.processedOn) {
-          metrics.auditQueueWait(Math.max(0, job.processedOn - job.timestamp) / 1000);
-        }
-        const started = performance.now();
-        const audit = await stack.run(parsed.data);
-        capacity.auditFinished();
-        const second = confirmationOf(parsed.data, audit);
-        if (second !== null) {
-          await queueSecondAttempt(secondAttempts, second, config.audit.unreachableRetryMs).catch(
-            (error: unknown) =>
-              logger.warn({ err: error, place_id: audit.place_id }, "could not queue the second attempt"),
-          );
-        }
-        logger.info(
-          {
-            job_id: job.id,
-            place_id: audit.place_id,
-            outcome: audit.outcome,
-            failure: audit.failure,
-            ms: Math.round(performance.now() - started),
-          },
-          "audit finished",
-        );
-        // The whole audit: the search waiting on it needs no second read of the cache.
-        return audit;
-      },
-      {
-        connection,
-        prefix: config.queuePrefix,
-        // Audits mostly wait on the network: hundreds in flight, parsing bounded by the thread pool.
-        concurrency: config.audit.concurrency,
-        lockDuration: config.audit.jobLockMs,
-        stalledInterval: stalledCheckMs(config.audit.jobLockMs),
-        maxStalledCount: 2,
-        // A fetch of the next job that failed on a lost connection is retried after this (BullMQ's
-        // default is 15 s): the worker takes jobs again as soon as its connection is back.
-        runRetryDelay: REDIS_RECONNECT_MAX_MS,
-      },
+      (job) => runAuditJob({ config, logger, metrics, stack, capacity, secondAttempts }, job),
+      workerOptions(config, connection),
     );
     worker.on("error", (error) => logger.error({ err: error }, "worker error"));
     worker.on("failed", (job, error) =>
@@ -170,4 +128,64 @@ export async function buildWorker(config: Config, logger: Logger): Promise<Audit
     await database.close();
     throw error;
   }
+}
+
+/** What one audit job needs from the worker that runs it. */
+interface JobParts {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  stack: AuditStack;
+  capacity: CapacityMetrics;
+  secondAttempts: Queue<AuditJob>;
+}
+
+/** One job: the audit run and stored, its second attempt queued when it needs one, one log line. */
+async function runAuditJob(parts: JobParts, job: Job<AuditJob>) {
+  const { config, logger, metrics, stack, capacity, secondAttempts } = parts;
+  const parsed = auditJobSchema.safeParse(job.data);
+  if (!parsed.success) {
+    throw new UnrecoverableError(`invalid audit job payload: ${parsed.error.message}`);
+  }
+  // The first attempt only: a retry's wait is its backoff, not the queue's.
+  if (job.attemptsStarted <= 1 && job.processedOn) {
+    metrics.auditQueueWait(Math.max(0, job.processedOn - job.timestamp) / 1000);
+  }
+  const started = performance.now();
+  const audit = await stack.run(parsed.data);
+  capacity.auditFinished();
+  const second = confirmationOf(parsed.data, audit);
+  if (second !== null) {
+    await queueSecondAttempt(secondAttempts, second, config.audit.unreachableRetryMs).catch(
+      (error: unknown) =>
+        logger.warn({ err: error, place_id: audit.place_id }, "could not queue the second attempt"),
+    );
+  }
+  logger.info(
+    {
+      job_id: job.id,
+      place_id: audit.place_id,
+      outcome: audit.outcome,
+      failure: audit.failure,
+      ms: Math.round(performance.now() - started),
+    },
+    "audit finished",
+  );
+  // The whole audit: the search waiting on it needs no second read of the cache.
+  return audit;
+}
+
+function workerOptions(config: Config, connection: WorkerOptions["connection"]): WorkerOptions {
+  return {
+    connection,
+    prefix: config.queuePrefix,
+    // Audits mostly wait on the network: hundreds in flight, parsing bounded by the thread pool.
+    concurrency: config.audit.concurrency,
+    lockDuration: config.audit.jobLockMs,
+    stalledInterval: stalledCheckMs(config.audit.jobLockMs),
+    maxStalledCount: 2,
+    // A fetch of the next job that failed on a lost connection is retried after this (BullMQ's
+    // default is 15 s): the worker takes jobs again as soon as its connection is back.
+    runRetryDelay: REDIS_RECONNECT_MAX_MS,
+  };
 }
