@@ -459,12 +459,15 @@ async function readPage(
       )
     : new Map<string, SiteAudit>();
   const morePages = page.length === PLACES_PAGE_SIZE;
-  // The cost guard is asked once per uncached check, before it starts.
-  const costAllowed: boolean[] = [];
-  for (const candidate of fresh) {
-    const needsCheck = state.isLive && candidate.website !== null && !cached.has(candidate.placeId);
-    costAllowed.push(!needsCheck || !deps.allowLiveCheck || (await deps.allowLiveCheck()));
-  }
+  // The cost guard is asked once per uncached check, before it starts. The asks go out together,
+  // in this order (the limiter's store answers them in the order sent), so the page's checks wait
+  // one round trip to Redis rather than one per candidate.
+  const costAllowed = await Promise.all(
+    fresh.map(async (candidate) => {
+      const needsCheck = state.isLive && candidate.website !== null && !cached.has(candidate.placeId);
+      return !needsCheck || !deps.allowLiveCheck || deps.allowLiveCheck();
+    }),
+  );
   for (const [index, candidate] of fresh.entries()) {
     const place = { candidate, category: candidate.category ?? query.category.trim(), audit: null };
     const check = state.admit(place, {
