@@ -262,6 +262,41 @@ export async function loadSuppressionsFor(
   workspaceId: string,
   subjects: readonly SuppressionSubject[],
 ): Promise<SuppressionList> {
+  const candidates = candidateEntries(db, workspaceId, subjects);
+  if (candidates === null) return suppressionListOf([]);
+  return suppressionListOf(await candidates.select(["kind", "value"]).execute());
+}
+
+/**
+ * The entry that keeps this subject from being contacted, with who added it (a member of the
+ * agency, or the operator) and when: a refusal then says who listed the business rather than
+ * guess. Read through the same index as `loadSuppressionsFor`; null when none matches.
+ */
+export async function findMatchingSuppression(
+  db: Db,
+  workspaceId: string,
+  subject: SuppressionSubject,
+): Promise<SuppressionEntry | null> {
+  const candidates = candidateEntries(db, workspaceId, [subject]);
+  if (candidates === null) return null;
+  const rows = await candidates
+    .select([
+      "suppressions.id",
+      "suppressions.kind",
+      "suppressions.value",
+      "suppressions.reason",
+      "suppressions.created_at",
+      memberEmail("suppressions.added_by_member_id").as("member_email"),
+    ])
+    .orderBy("suppressions.created_at")
+    .orderBy("suppressions.id")
+    .execute();
+  const entry = rows.find((row) => suppressionListOf([row]).matches(subject));
+  return entry === undefined ? null : toEntry(entry);
+}
+
+/** The entries that could match the subjects (`loadSuppressionsFor`), as a query; null when nothing could. */
+function candidateEntries(db: Db, workspaceId: string, subjects: readonly SuppressionSubject[]) {
   const places = new Set<string>();
   const emails = new Set<string>();
   const domains = new Set<string>();
@@ -285,20 +320,20 @@ export async function loadSuppressionsFor(
       ["domain", domains],
     ] as const
   ).filter(([, values]) => values.size > 0);
-  if (wanted.length === 0) return suppressionListOf([]);
-  const rows = await db
+  if (wanted.length === 0) return null;
+  return db
     .selectFrom("suppressions")
-    .select(["kind", "value"])
-    .where("workspace_id", "=", workspaceId)
+    .where("suppressions.workspace_id", "=", workspaceId)
     .where((eb) =>
       eb.or(
         wanted.map(([kind, values]) =>
-          eb.and([eb("kind", "=", kind), eb(eb.fn("lower", ["value"]), "in", [...values])]),
+          eb.and([
+            eb("suppressions.kind", "=", kind),
+            eb(eb.fn("lower", ["suppressions.value"]), "in", [...values]),
+          ]),
         ),
       ),
-    )
-    .execute();
-  return suppressionListOf(rows);
+    );
 }
 
 /** A host and its parent domains, never a bare TLD: `a.b.acme.ca` -> a.b.acme.ca, b.acme.ca, acme.ca. */

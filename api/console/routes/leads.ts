@@ -16,8 +16,11 @@ import { exportLeadsOperation } from "../../../shared/operations/export-leads.ts
 import { getLeadWithEvidenceOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
-import { findMatchingSuppression } from "../../../shared/suppressions/matching-entry.ts";
-import { OPERATOR, type SuppressionEntry } from "../../../shared/suppressions/suppressions.ts";
+import {
+  findMatchingSuppression,
+  OPERATOR,
+  type SuppressionEntry,
+} from "../../../shared/suppressions/suppressions.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
 import { bulkDraftForm, draftForm, markForm, parseForm } from "../forms.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
