@@ -563,6 +563,8 @@ export function loadConfigOrExit(
 /** What a node runs with, each choice named: the start line, so an operator reads the mode at once. */
 export interface NodeMode {
   mode: "embedded" | "distributed";
+  /** Where audits and rate limits run: BullMQ workers and Redis, or this process (no REDIS_URL). */
+  audits: "queue" | "in-process";
   mail: "smtp" | "log" | "none";
   sign_up: "invite" | "open";
   drafter: "template" | "llm";
@@ -574,6 +576,8 @@ export function nodeModeOf(config: Config): NodeMode {
   return {
     // Embedded: PGlite in DATA_DIR, audits and rate limits in-process; distributed: PostgreSQL (and Redis).
     mode: config.database.kind === "pglite" ? "embedded" : "distributed",
+    // PostgreSQL without REDIS_URL is "distributed" by its database but runs audits in-process.
+    audits: config.redisUrl ? "queue" : "in-process",
     mail: config.mail?.kind ?? "none",
     sign_up: config.signUp,
     drafter: config.openai ? "llm" : "template",
@@ -584,5 +588,5 @@ export function nodeModeOf(config: Config): NodeMode {
 
 /** The start line's message: `mode embedded, mail log, sign-up open, ...`. */
 export function describeNodeMode(mode: NodeMode): string {
-  return `mode ${mode.mode}, mail ${mode.mail}, sign-up ${mode.sign_up}, drafter ${mode.drafter}, payments ${mode.payments}, places ${mode.places}`;
+  return `mode ${mode.mode}, audits ${mode.audits}, mail ${mode.mail}, sign-up ${mode.sign_up}, drafter ${mode.drafter}, payments ${mode.payments}, places ${mode.places}`;
 }

@@ -228,7 +228,13 @@ async function firstAnswerThroughRedis(node: ServerProcess, workspace: Workspace
   const probes: Promise<{ at: number; byWorker: boolean }>[] = [];
   let found: number | undefined;
   for (let sent = 0; found === undefined; sent += 1) {
-    if (sent >= 100) throw new Error(`${label}: no live search went through Redis in 100 probes`);
+    if (sent >= 100) {
+      const settled = await Promise.allSettled(probes);
+      const refused = settled.find((result) => result.status === "rejected");
+      throw new Error(
+        `${label}: no live search went through Redis in 100 probes${refused ? `; one answered: ${String(refused.reason)}` : ""}`,
+      );
+    }
     const next = probe(node, workspace, label);
     next.then(
       (result) => {

@@ -127,12 +127,13 @@ describe("the server process's logs", () => {
     expect(start?.json).toMatchObject({
       level: 30,
       mode: "distributed",
+      audits: "in-process",
       mail: "none",
       sign_up: "invite",
       drafter: "template",
       payments: "none",
       places: "google",
-      msg: "mode distributed, mail none, sign-up invite, drafter template, payments none, places google",
+      msg: "mode distributed, audits in-process, mail none, sign-up invite, drafter template, payments none, places google",
     });
   });
 
