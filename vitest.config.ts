@@ -39,6 +39,9 @@ export default defineConfig({
             "test/integration/console/lead-status-filter.test.ts",
           ],
           env: { TEST_DATABASE: "pglite" },
+          // Each PGlite compiles its WebAssembly (about 2 s of CPU, several times that while other
+          // files share the two cores): a file that starts two apps needs more than 60 s then.
+          hookTimeout: 120_000,
         },
       },
     ],
