@@ -160,25 +160,29 @@ export async function spendWithinCaps(
     .execute();
 }
 
-/** 402 when `credits` more would take the key or grant past a cap (names the cap and its reset). */
+/**
+ * 402 when `credits` more would take the key or grant past a cap (names the cap and its reset).
+ * `held`: credits its holds already set aside (drafts being written), counted as spent.
+ */
 export async function refuseOverCap(
   db: Db | Transaction<Database>,
   spender: Spender,
   credits: number,
   now: Date = new Date(),
+  held = 0,
 ): Promise<void> {
   const caps = await readCaps(db, spender);
   if (caps && (caps.daily_credit_cap !== null || caps.total_credit_cap !== null)) {
     const spent = await readSpending(db, spender, now);
     const who = spender.kind === "api_key" ? "This API key" : "This connected app";
-    const needs = `this needs ${credits} credit${credits === 1 ? "" : "s"}`;
-    if (caps.total_credit_cap !== null && spent.spent_total + credits > caps.total_credit_cap) {
+    const needs = `this needs ${credits} credit${credits === 1 ? "" : "s"}${held > 0 ? ` and ${held} more ${held === 1 ? "is" : "are"} held by its drafts being written` : ""}`;
+    if (caps.total_credit_cap !== null && spent.spent_total + held + credits > caps.total_credit_cap) {
       throw new ApiError(
         "insufficient_credits",
         `${who} has a total credit cap of ${caps.total_credit_cap} and has spent ${spent.spent_total}; ${needs}. Nothing was saved or charged. A total cap never resets: a member can raise or clear it.`,
       );
     }
-    if (caps.daily_credit_cap !== null && spent.spent_today + credits > caps.daily_credit_cap) {
+    if (caps.daily_credit_cap !== null && spent.spent_today + held + credits > caps.daily_credit_cap) {
       const resets = nextUtcMidnight(now).toISOString();
       throw new ApiError(
         "insufficient_credits",

@@ -3,6 +3,7 @@
  * places, settles and releases holds (and counts them in every balance check) is in ledger.ts.
  */
 import { sql, type Transaction } from "kysely";
+import type { Spender } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 
@@ -27,6 +28,17 @@ export async function sumLiveHolds(trx: Transaction<Database>, workspaceId: stri
   return Number(row.held);
 }
 
+/** Credits held by the live holds of one API key or OAuth grant (its drafts being written). */
+export async function sumLiveHoldsOf(trx: Transaction<Database>, spender: Spender): Promise<number> {
+  const row = await trx
+    .selectFrom("credit_holds")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>("credits"), sql<number>`0`).as("held"))
+    .where(spender.kind === "api_key" ? "api_key_id" : "grant_id", "=", spender.id)
+    .where("expires_at", ">", sql<Date>`now()`)
+    .executeTakeFirstOrThrow();
+  return Number(row.held);
+}
+
 /** Drops the workspace's lapsed holds (they count for nothing already; this only keeps the table small). */
 export async function deleteLapsedHolds(trx: Transaction<Database>, workspaceId: string): Promise<void> {
   await trx
@@ -38,7 +50,13 @@ export async function deleteLapsedHolds(trx: Transaction<Database>, workspaceId:
 
 export async function insertHold(
   trx: Transaction<Database>,
-  hold: { workspaceId: string; credits: number; purpose: string; ttlMs: number },
+  hold: {
+    workspaceId: string;
+    credits: number;
+    purpose: string;
+    ttlMs: number;
+    spender?: Spender | undefined;
+  },
 ): Promise<CreditHold> {
   const row = await trx
     .insertInto("credit_holds")
@@ -46,6 +64,8 @@ export async function insertHold(
       workspace_id: hold.workspaceId,
       credits: hold.credits,
       purpose: hold.purpose,
+      api_key_id: hold.spender?.kind === "api_key" ? hold.spender.id : null,
+      grant_id: hold.spender?.kind === "oauth_grant" ? hold.spender.id : null,
       expires_at: sql<Date>`now() + ${Math.ceil(hold.ttlMs)} * interval '1 millisecond'`,
     })
     .returning(["id", "workspace_id", "credits"])

@@ -3,8 +3,15 @@ import type { Spender } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { spendWithinCaps } from "./caps.ts";
-import { type CreditHold, deleteHold, deleteLapsedHolds, insertHold, sumLiveHolds } from "./holds.ts";
+import { refuseOverCap, spendWithinCaps } from "./caps.ts";
+import {
+  type CreditHold,
+  deleteHold,
+  deleteLapsedHolds,
+  insertHold,
+  sumLiveHolds,
+  sumLiveHoldsOf,
+} from "./holds.ts";
 import { CREDITS_PER_NEW_PLACE, creditsInWords } from "./prices.ts";
 import { insertOperatorPurchase } from "./purchases.ts";
 
@@ -87,6 +94,8 @@ export async function holdCredits(
     purpose: string;
     ttlMs: number;
     describeShortfall: (available: number) => string;
+    /** The key or grant asking: its caps count what it spent and what its other holds set aside. */
+    spender?: Spender | undefined;
   },
 ): Promise<CreditHold> {
   return db.transaction().execute(async (trx) => {
@@ -98,7 +107,24 @@ export async function holdCredits(
         shortfall: { needed: hold.credits, available: balance - held },
       });
     }
-    return insertHold(trx, { workspaceId, credits: hold.credits, purpose: hold.purpose, ttlMs: hold.ttlMs });
+    // Under the workspace lock, with this key's or grant's own holds counted, so drafts started
+    // together cannot all pass its cap and all ask the model.
+    if (hold.spender) {
+      await refuseOverCap(
+        trx,
+        hold.spender,
+        hold.credits,
+        new Date(),
+        await sumLiveHoldsOf(trx, hold.spender),
+      );
+    }
+    return insertHold(trx, {
+      workspaceId,
+      credits: hold.credits,
+      purpose: hold.purpose,
+      ttlMs: hold.ttlMs,
+      spender: hold.spender,
+    });
   });
 }
 

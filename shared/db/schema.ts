@@ -186,6 +186,9 @@ interface CreditHoldsTable {
   created_at: Timestamp;
   /** Past this the hold no longer counts: a crashed process's hold lapses by itself. */
   expires_at: Timestamp;
+  /** The API key or OAuth grant the hold is for (migration 0018), so it counts against its caps; null for a member. */
+  api_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  grant_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 type PurchaseSource = "operator" | "stripe";

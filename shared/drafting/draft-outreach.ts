@@ -1,7 +1,6 @@
 import { contactEmailOf, readCurrentAudits } from "../audit/cache.ts";
 import type { SiteAudit } from "../audit/types.ts";
 import type { Spender } from "../auth.ts";
-import { refuseOverCap } from "../credits/caps.ts";
 import type { CreditHold } from "../credits/holds.ts";
 import { holdCredits, releaseHold, settleHold } from "../credits/ledger.ts";
 import { CREDITS_PER_DRAFT, DRAFT_PRICE } from "../credits/prices.ts";
@@ -101,13 +100,14 @@ async function produceDraft(
     );
   }
 
-  // A key or grant at its cap is refused before any model is asked (settling checks again).
-  if (deps.spender) await refuseOverCap(db, deps.spender, CREDITS_PER_DRAFT);
+  // A key or grant at its cap is refused by the hold, before any model is asked: its caps count
+  // what it spent and what its other drafts in flight hold (settling checks again).
   const hold = await holdCredits(db, workspaceId, {
     credits: CREDITS_PER_DRAFT,
     purpose: "draft",
     ttlMs: deps.generator.maxDurationMs + HOLD_MARGIN_MS,
     describeShortfall: shortfall,
+    spender: deps.spender,
   });
   try {
     return await draftWithHold(deps, workspaceId, { ...lead, audit }, requestedLocale, hold);

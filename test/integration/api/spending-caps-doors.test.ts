@@ -270,6 +270,77 @@ describe("a connected app (OAuth grant) capped in the console, through MCP", () 
   });
 });
 
+describe("drafts of a capped key started together", () => {
+  test("with 1 credit left under its daily cap, eight parallel drafts hold once and ask the model once; seven answer 402 while it writes", async () => {
+    const ws = await createWorkspace(t.app, { name: "Parallel drafts agency" });
+    await buyCredits(t, ws, 100);
+    const created = await adminRequest(t.app, "POST", `/admin/workspaces/${ws.workspaceId}/api-keys`, {
+      name: "burst",
+      created_by: ws.memberId,
+      daily_credit_cap: 1,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { id: keyId, key } = created.json() as { id: string; key: string };
+    const leads = await Promise.all(Array.from({ length: 8 }, () => seedLead(t, ws)));
+
+    // The one generation is held open until every other request has answered: a 402 that waited
+    // for the model (or a second generation) would keep this test from finishing.
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    openai.reset();
+    openai.respondWith((request) => ({
+      kind: "afterGate",
+      gate,
+      answer: modelCatalogue.wellBehaved(request),
+    }));
+    const settled: number[] = [];
+    let othersAnswered = () => {};
+    const others = new Promise<void>((resolve) => {
+      othersAnswered = resolve;
+    });
+    const requests = leads.map((leadId) =>
+      postJson(`/v1/leads/${leadId}/outreach-draft`, key, { locale: "en" }).then(async (response) => {
+        const body = (await response.json()) as { error?: { code: string; message: string } };
+        settled.push(response.status);
+        if (settled.length === leads.length - 1) othersAnswered();
+        return { status: response.status, body };
+      }),
+    );
+    await others;
+    expect(settled).toEqual(Array(7).fill(402));
+    expect(openai.completionCalls()).toBe(1);
+    const holds = await t.database.db
+      .selectFrom("credit_holds")
+      .select(["api_key_id", "credits"])
+      .where("workspace_id", "=", ws.workspaceId)
+      .execute();
+    expect(holds).toEqual([{ api_key_id: keyId, credits: 1 }]);
+    openGate();
+
+    const answers = await Promise.all(requests);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(7).fill(402)]);
+    for (const answer of answers.filter((each) => each.status === 402)) {
+      expect(answer.body.error?.code).toBe("insufficient_credits");
+      expect(answer.body.error?.message).toMatch(
+        /^This API key has a daily credit cap of 1 and has spent [01] today/,
+      );
+    }
+    expect(openai.completionCalls()).toBe(1);
+    const after = await ledgerState(t, ws);
+    expect(after.balance).toBe(109);
+    expect(await spendRows(ws)).toEqual([{ api_key_id: keyId, grant_id: null, credits: 1 }]);
+    expect(
+      await t.database.db
+        .selectFrom("credit_holds")
+        .select("id")
+        .where("workspace_id", "=", ws.workspaceId)
+        .execute(),
+    ).toEqual([]);
+  });
+});
+
 describe("an API key capped in the console", () => {
   test("created with a daily cap, its draft past it is refused before the model is asked; raising the cap lets it draft", async () => {
     const ws = await createWorkspace(t.app, { name: "Capped key agency" });
