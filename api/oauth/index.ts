@@ -12,6 +12,7 @@ import {
 } from "../../shared/oauth/tokens.ts";
 import { readUserInfo } from "../../shared/oauth/userinfo.ts";
 import { type AddressBucket, type AddressLimiter, consumeAddressOrThrow } from "../../shared/rate-limits.ts";
+import { compressAnswers } from "../plugins/compression.ts";
 import { toApiError } from "../plugins/errors.ts";
 import { AUTHORIZE_PATH, authorizeRoutes } from "./authorize.ts";
 import { consentContext, consentErrorPage, sendPage } from "./consent-page.ts";
@@ -92,7 +93,11 @@ const oauthRoutes: FastifyPluginAsync<OAuthRoutesOptions> = async (
 
   metadataRoutes(app, publicUrl);
   clientRoutes(app, { db, lifetimes });
-  authorizeRoutes(app, { db, publicUrl });
+  // The consent pages are pages: compressed like the console's (the JSON endpoints are not).
+  await app.register(async (pages) => {
+    await compressAnswers(pages);
+    authorizeRoutes(pages, { db, publicUrl });
+  });
 };
 
 /** RFC 8414 and RFC 9728 metadata: public, cacheable, readable from any origin. */

@@ -458,6 +458,13 @@ describe("what a browser asks of every page (issue 33: best practices)", () => {
     const plain = await harness.app.inject({ url: "/app/sign-in" });
     expect(plain.headers["content-encoding"]).toBeUndefined();
     const stylesheet = /href="(\/app\/assets\/app-[0-9a-f]{12}\.css)"/.exec(plain.body);
+    // The consent page's answer to a request it cannot serve is a page too.
+    const consent = await harness.app.inject({
+      url: "/oauth/authorize",
+      headers: { "accept-encoding": "gzip" },
+    });
+    expect(consent.headers["content-type"]).toContain("text/html");
+    expect(consent.headers["content-encoding"]).toBe("gzip");
     for (const url of [stylesheet?.[1] ?? "no stylesheet link", "/privacy", "/v1/docs"]) {
       const answer = await harness.app.inject({ url, headers: { "accept-encoding": "gzip" } });
       expect(answer.statusCode, url).toBe(200);
