@@ -57,121 +57,153 @@ export function startFetchLoops(
   options: { lazyPool?: boolean } = {},
 ): FetchLoops {
   if (!Number.isInteger(count) || count < 1) throw new Error(`invalid fetch loop count: ${count}`);
-  const start: FetchLoopStart = {
-    settings: { ...settings, memoryBudgetBytes: Math.floor(settings.memoryBudgetBytes / count) },
-    addressMemory: sharedAddressMemory(),
-    lazyPool: options.lazyPool ?? false,
+  const set: LoopSet = {
+    start: {
+      settings: { ...settings, memoryBudgetBytes: Math.floor(settings.memoryBudgetBytes / count) },
+      addressMemory: sharedAddressMemory(),
+      lazyPool: options.lazyPool ?? false,
+    },
+    loops: [],
+    closing: false,
+    nextId: 1,
   };
-  let nextId = 1;
-  let closing = false;
-  type Waiting = { resolve: (reply: FetchLoopReply) => void; reject: (error: Error) => void };
-
-  const startLoop = (index: number) => {
-    const worker = new Worker(THREAD_FILE, { workerData: start, name: `fetch-loop-${index + 1}` });
-    const waiting = new Map<number, Waiting>();
-    const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
-    const ready = new Promise<void>((resolve, reject) => {
-      worker.on("message", (reply: FetchLoopReply) => {
-        if (reply.kind === "ready") resolve();
-      });
-      void exited.then((code) =>
-        reject(new Error(`fetch loop ${index + 1} stopped before it was ready (exit ${code})`)),
-      );
-    });
-    ready.catch(() => {});
-    const loop = { worker, waiting, exited, ready };
-    worker.on("message", (reply: FetchLoopReply) => {
-      if (reply.kind === "closed" || reply.kind === "ready") return;
-      const entry = waiting.get(reply.id);
-      if (entry === undefined) return;
-      waiting.delete(reply.id);
-      entry.resolve(reply);
-    });
-    worker.on("error", () => {}); // its exit follows, handled there
-    worker.once("exit", (code) => {
-      for (const entry of waiting.values())
-        entry.reject(new Error(`fetch loop ${index + 1} stopped (exit ${code})`));
-      waiting.clear();
-      if (!closing) loops[index] = startLoop(index);
-    });
-    return loop;
-  };
-  const loops = Array.from({ length: count }, (_, index) => startLoop(index));
-
-  const ask = (index: number, request: FetchLoopRequest & { id: number }) => {
-    const loop = loops[index];
-    if (loop === undefined) return Promise.reject(new Error(`no fetch loop ${index}`));
-    return new Promise<FetchLoopReply>((resolve, reject) => {
-      loop.waiting.set(request.id, { resolve, reject });
-      loop.worker.postMessage(request);
-    });
-  };
+  set.loops = Array.from({ length: count }, (_, index) => startLoop(set, index));
 
   return {
     count,
-    ready: Promise.all(loops.map((loop) => loop.ready)).then(() => {}),
+    ready: Promise.all(set.loops.map((loop) => loop.ready)).then(() => {}),
     async check(target, onStage) {
-      if (closing) throw new Error("the fetch loops are closed");
-      const reply = await ask(loopOf(target, count), { kind: "check", id: nextId++, target });
+      if (set.closing) throw new Error("the fetch loops are closed");
+      const reply = await ask(set, loopOf(target, count), { kind: "check", id: set.nextId++, target });
       if (reply.kind === "failed") throw new Error(reply.message);
       if (reply.kind !== "checked") throw new Error(`unexpected fetch loop reply: ${reply.kind}`);
       for (const [stage, seconds] of reply.stages) onStage?.(stage, seconds);
       return reply.audit;
     },
-    async usage() {
-      const total: SiteCheckUsage = {
-        fetchesInFlight: 0,
-        fetchesWaiting: 0,
-        memoryBytes: 0,
-        memoryLimitBytes: 0,
-        memoryWaiting: 0,
-      };
-      const replies = await Promise.all(
-        loops.map((_, index) => {
-          const id = nextId++;
-          let timer: NodeJS.Timeout | undefined;
-          return Promise.race([
-            ask(index, { kind: "usage", id }).catch(() => undefined),
-            new Promise<undefined>((resolve) => {
-              timer = setTimeout(() => {
-                loops[index]?.waiting.delete(id);
-                resolve(undefined);
-              }, USAGE_TIMEOUT_MS);
-            }),
-          ]).finally(() => clearTimeout(timer));
-        }),
-      );
-      for (const reply of replies) {
-        if (reply?.kind !== "usage") continue;
-        for (const key of Object.keys(total) as (keyof SiteCheckUsage)[]) total[key] += reply.usage[key];
-      }
-      return total;
-    },
-    async close() {
-      closing = true;
-      // Checks in progress end first (each within its fetch deadline); then each loop closes its pool.
-      await Promise.allSettled(
-        loops.flatMap((loop) =>
-          [...loop.waiting.values()].map(
-            (entry) =>
-              new Promise<void>((settled) => {
-                const { resolve, reject } = entry;
-                entry.resolve = (reply) => {
-                  resolve(reply);
-                  settled();
-                };
-                entry.reject = (error) => {
-                  reject(error);
-                  settled();
-                };
-              }),
-          ),
-        ),
-      );
-      for (const loop of loops) loop.worker.postMessage({ kind: "close" } satisfies FetchLoopRequest);
-      await Promise.all(loops.map((loop) => loop.exited));
-    },
+    usage: () => usageOfLoops(set),
+    close: () => closeLoops(set),
   };
+}
+
+type Waiting = { resolve: (reply: FetchLoopReply) => void; reject: (error: Error) => void };
+
+/** One loop: its thread, the requests waiting on its replies, and its ends. */
+interface FetchLoop {
+  worker: Worker;
+  waiting: Map<number, Waiting>;
+  exited: Promise<number>;
+  ready: Promise<void>;
+}
+
+/** The loops of the process and what they share. */
+interface LoopSet {
+  start: FetchLoopStart;
+  /** By index; a loop that stopped is replaced at its index. */
+  loops: FetchLoop[];
+  closing: boolean;
+  /** The id of the next request (replies name the request they answer). */
+  nextId: number;
+}
+
+/** Starts loop `index`: its replies go to their requests; when it stops, its requests fail and it starts again. */
+function startLoop(set: LoopSet, index: number): FetchLoop {
+  const worker = new Worker(THREAD_FILE, { workerData: set.start, name: `fetch-loop-${index + 1}` });
+  const waiting = new Map<number, Waiting>();
+  const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on("message", (reply: FetchLoopReply) => {
+      if (reply.kind === "ready") resolve();
+    });
+    void exited.then((code) =>
+      reject(new Error(`fetch loop ${index + 1} stopped before it was ready (exit ${code})`)),
+    );
+  });
+  ready.catch(() => {});
+  const loop = { worker, waiting, exited, ready };
+  worker.on("message", (reply: FetchLoopReply) => {
+    if (reply.kind === "closed" || reply.kind === "ready") return;
+    const entry = waiting.get(reply.id);
+    if (entry === undefined) return;
+    waiting.delete(reply.id);
+    entry.resolve(reply);
+  });
+  worker.on("error", () => {}); // its exit follows, handled there
+  worker.once("exit", (code) => {
+    for (const entry of waiting.values())
+      entry.reject(new Error(`fetch loop ${index + 1} stopped (exit ${code})`));
+    waiting.clear();
+    if (!set.closing) set.loops[index] = startLoop(set, index);
+  });
+  return loop;
+}
+
+function ask(
+  set: LoopSet,
+  index: number,
+  request: FetchLoopRequest & { id: number },
+): Promise<FetchLoopReply> {
+  const loop = set.loops[index];
+  if (loop === undefined) return Promise.reject(new Error(`no fetch loop ${index}`));
+  return new Promise<FetchLoopReply>((resolve, reject) => {
+    loop.waiting.set(request.id, { resolve, reject });
+    loop.worker.postMessage(request);
+  });
+}
+
+async function usageOfLoops(set: LoopSet): Promise<SiteCheckUsage> {
+  const total: SiteCheckUsage = {
+    fetchesInFlight: 0,
+    fetchesWaiting: 0,
+    memoryBytes: 0,
+    memoryLimitBytes: 0,
+    memoryWaiting: 0,
+  };
+  const replies = await Promise.all(
+    set.loops.map((_, index) => {
+      const id = set.nextId++;
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([
+        ask(set, index, { kind: "usage", id }).catch(() => undefined),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => {
+            set.loops[index]?.waiting.delete(id);
+            resolve(undefined);
+          }, USAGE_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+    }),
+  );
+  for (const reply of replies) {
+    if (reply?.kind !== "usage") continue;
+    for (const key of Object.keys(total) as (keyof SiteCheckUsage)[]) total[key] += reply.usage[key];
+  }
+  return total;
+}
+
+async function closeLoops(set: LoopSet): Promise<void> {
+  set.closing = true;
+  const { loops } = set;
+  // Checks in progress end first (each within its fetch deadline); then each loop closes its pool.
+  await Promise.allSettled(
+    loops.flatMap((loop) =>
+      [...loop.waiting.values()].map(
+        (entry) =>
+          new Promise<void>((settled) => {
+            const { resolve, reject } = entry;
+            entry.resolve = (reply) => {
+              resolve(reply);
+              settled();
+            };
+            entry.reject = (error) => {
+              reject(error);
+              settled();
+            };
+          }),
+      ),
+    ),
+  );
+  for (const loop of loops) loop.worker.postMessage({ kind: "close" } satisfies FetchLoopRequest);
+  await Promise.all(loops.map((loop) => loop.exited));
 }
 
 /** The loop of a site: by its hostname (FNV-1a), so that one host is always fetched by one loop. */
