@@ -46,6 +46,7 @@ label { display: block; font-weight: 600; margin-bottom: .25rem; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: .875rem; }
 .field-error { color: var(--danger); font-size: .9rem; font-weight: 600; margin: .3rem 0 0; }
 .field.invalid input { border: 2px solid var(--danger); }
+fieldset .field + .field { margin-top: .75rem; }
 form.new-key { display: grid; grid-template-columns: 2fr 1fr 1fr; gap: .75rem 1rem; align-items: start; }
 form.new-key > div:last-child { grid-column: 1 / -1; }
 input[type=text], input[type=email], input[type=password], input[type=number], input[type=search], select, textarea { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid #8a94a6; border-radius: 6px; background: #fff; color: var(--ink); }

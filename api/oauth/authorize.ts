@@ -10,8 +10,16 @@ import {
 } from "../../shared/oauth/authorization.ts";
 import { looksLikeSecret, newSecret } from "../../shared/secrets.ts";
 import { listMemberships, type Membership } from "../../shared/workspaces/members.ts";
+import { capsForm, readCapsForm } from "../console/forms.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE } from "../console/paths.ts";
-import { CONSENT_FORM, consentContext, consentErrorPage, consentPage, sendPage } from "./consent-page.ts";
+import {
+  CONSENT_FORM,
+  type ConsentPageInput,
+  consentContext,
+  consentErrorPage,
+  consentPage,
+  sendPage,
+} from "./consent-page.ts";
 import { formParams, singleValued } from "./form.ts";
 
 export const AUTHORIZE_PATH = "/oauth/authorize";
@@ -150,20 +158,15 @@ async function decideConsent(
       consentErrorPage(context, "oauthNoDecision", { key: "oauthNoDecisionMessage" }),
     );
   }
-  const outcome =
-    decision === "deny"
-      ? await denyConsent(db, consent, publicUrl)
-      : await approveConsent(
-          db,
-          consent,
-          { accountId: session.account.id, workspaceId: form[CONSENT_FORM.workspace] ?? "" },
-          publicUrl,
-        );
-  if (outcome.kind === "missing") {
-    return sendPage(reply, 400, consentErrorPage(context, "oauthExpired", { key: "oauthExpiredMessage" }));
-  }
-  if (outcome.kind === "not_a_member") {
-    return sendPage(
+  // The spending caps typed beside the choice (optional); a refused one shows the page again, the
+  // request still open, what was typed kept and the error beside its field.
+  const typedCaps = capsForm.parse({
+    daily_credit_cap: form[CONSENT_FORM.dailyCap],
+    total_credit_cap: form[CONSENT_FORM.totalCap],
+  });
+  const { caps, errors: capErrors } = readCapsForm(typedCaps);
+  const again = async (refusal: Pick<ConsentPageInput, "error" | "capErrors">) =>
+    sendPage(
       reply,
       400,
       consentPage(context, {
@@ -174,10 +177,26 @@ async function decideConsent(
         consentCsrfToken: form[CONSENT_FORM.csrfToken] ?? "",
         account: session.account,
         workspaces: (await listMemberships(db, session.account.id)).map(toChoice),
-        error: "oauthNotThatMember",
+        typedCaps,
+        ...refusal,
       }),
       redirectOrigin,
     );
+  if (decision === "approve" && Object.keys(capErrors).length > 0) {
+    return again({ error: "formHasErrors", capErrors });
   }
+  const outcome =
+    decision === "deny"
+      ? await denyConsent(db, consent, publicUrl)
+      : await approveConsent(
+          db,
+          consent,
+          { accountId: session.account.id, workspaceId: form[CONSENT_FORM.workspace] ?? "", caps },
+          publicUrl,
+        );
+  if (outcome.kind === "missing") {
+    return sendPage(reply, 400, consentErrorPage(context, "oauthExpired", { key: "oauthExpiredMessage" }));
+  }
+  if (outcome.kind === "not_a_member") return again({ error: "oauthNotThatMember" });
   return reply.headers(REDIRECT_HEADERS).redirect(outcome.location, 303);
 }

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SignedInAccount } from "../../shared/accounts/sessions.ts";
+import type { CapsTyped } from "../console/forms.ts";
 import { html } from "../console/html.ts";
 import { languageFromHeader, type MessageKey, translator } from "../console/i18n.ts";
 import { layout, notice, PAGE_HEADERS, type PageContext } from "../console/layout.ts";
+import { capInputs, type FieldErrors } from "../console/views/caps.ts";
 
 /** Names of the consent form's fields, shared with the route that reads them. */
 export const CONSENT_FORM = {
@@ -10,7 +12,11 @@ export const CONSENT_FORM = {
   csrfToken: "csrf_token",
   workspace: "workspace_id",
   decision: "decision",
+  dailyCap: "daily_credit_cap",
+  totalCap: "total_credit_cap",
 } as const;
+
+const NO_CAPS: CapsTyped = { daily_credit_cap: "", total_credit_cap: "" };
 
 const SCOPE_MEANINGS: Record<string, MessageKey> = { email: "scopeEmail", profile: "scopeProfile" };
 
@@ -26,6 +32,9 @@ export interface ConsentPageInput {
   workspaces: readonly { id: string; name: string }[];
   /** Shown above the form after a refused choice. */
   error?: MessageKey;
+  /** The spending caps as typed (kept after a refusal), and the error beside each. */
+  typedCaps?: CapsTyped;
+  capErrors?: FieldErrors;
 }
 
 /** The authorization endpoint's consent page, in the console's layout and the member's language. */
@@ -54,6 +63,10 @@ ${input.workspaces.map(
   (workspace, index) =>
     html`<label class="choice"><input type="radio" name="${CONSENT_FORM.workspace}" value="${workspace.id}"${index === 0 ? html` checked` : ""} required> ${workspace.name}</label>`,
 )}
+</fieldset>
+<fieldset><legend>${t.t("consentCapsLegend")}</legend>
+<p class="muted small">${t.t("consentCapsHint")}</p>
+${capInputs(t, input.typedCaps ?? NO_CAPS, input.capErrors ?? {}, "consent")}
 </fieldset>
 <p class="muted small">${t.t("consentLasts")}</p>
 <div class="actions"><button class="primary" type="submit" name="${CONSENT_FORM.decision}" value="approve">${t.t("approve")}</button>

@@ -268,7 +268,12 @@ export async function denyConsent(
 export async function approveConsent(
   db: Db,
   consent: PendingConsent,
-  approver: { accountId: string; workspaceId: string },
+  approver: {
+    accountId: string;
+    workspaceId: string;
+    /** The grant's spending caps chosen with the approval (null: not capped). */
+    caps?: { daily_credit_cap: number | null; total_credit_cap: number | null };
+  },
   publicUrl: string,
   now: Date = new Date(),
 ): Promise<ConsentOutcome> {
@@ -289,6 +294,8 @@ export async function approveConsent(
         scope: request.scope,
         resource: request.resource,
         created_at: now,
+        daily_credit_cap: approver.caps?.daily_credit_cap ?? null,
+        total_credit_cap: approver.caps?.total_credit_cap ?? null,
       })
       .returning("id")
       .executeTakeFirstOrThrow();

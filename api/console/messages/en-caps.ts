@@ -19,5 +19,8 @@ export const enCaps = {
   keyNameMissing: "Give the key a name.",
   keyNameTooLong: "The name is too long (200 characters at most).",
   formHasErrors: "Nothing was saved: check the fields marked below.",
+  consentCapsLegend: "Spending caps (optional)",
+  consentCapsHint:
+    "What this app may spend in the workspace. Leave empty for no cap; you can change them later under Your account, Connected apps.",
   appCapsIntro: "What this app may spend in {workspace}.",
 };

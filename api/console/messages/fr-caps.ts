@@ -22,5 +22,8 @@ export const frCaps: Record<keyof typeof enCaps, string> = {
   keyNameMissing: "Donnez un nom à la clé.",
   keyNameTooLong: "Le nom est trop long (200 caractères au plus).",
   formHasErrors: "Rien n'a été enregistré\u00a0: vérifiez les champs signalés ci-dessous.",
+  consentCapsLegend: "Plafonds de dépense (facultatif)",
+  consentCapsHint:
+    "Ce que cette application peut dépenser dans l'espace de travail. Laissez vide pour aucun plafond\u00a0; vous pourrez les modifier plus tard dans Votre compte, Applications connectées.",
   appCapsIntro: "Ce que cette application peut dépenser dans {workspace}.",
 };

@@ -20,7 +20,18 @@ import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-opena
 import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { HttpConsoleBrowser } from "../../support/http-console.ts";
 import { modelCatalogue } from "../../support/model-catalogue.ts";
-import { type HttpTestApp, memberSession, obtainTokens, startHttpTestApp } from "../../support/oauth.ts";
+import {
+  authorizeUrl,
+  type HttpTestApp,
+  memberSession,
+  obtainTokens,
+  openConsentPage,
+  pkcePair,
+  redirectParams,
+  registerTestClient,
+  startHttpTestApp,
+  submitConsent,
+} from "../../support/oauth.ts";
 import { buyCredits, ledgerState, uniqueLocation } from "../../support/searches.ts";
 
 let places: FakeGooglePlacesServer;
@@ -267,6 +278,60 @@ describe("a connected app (OAuth grant) capped in the console, through MCP", () 
         .where("id", "=", grant.id)
         .executeTakeFirstOrThrow(),
     ).toEqual({ daily_credit_cap: 10, total_credit_cap: null });
+  });
+});
+
+describe("caps chosen on the consent page", () => {
+  test("a mistyped cap shows the page again with the request open, then the approved grant carries the caps", async () => {
+    const ws = await createWorkspace(t.app, { name: "Consent caps agency" });
+    const session = await memberSession(t.app, ws);
+    const redirectUri = "http://127.0.0.1:9/callback";
+    const client = await registerTestClient(t.baseUrl, {
+      redirect_uris: [redirectUri],
+      client_name: "Careful assistant",
+    });
+    const page = await openConsentPage(
+      authorizeUrl(t.baseUrl, {
+        clientId: client.client_id,
+        redirectUri,
+        challenge: pkcePair().challenge,
+        state: "s",
+      }),
+      session,
+    );
+    expect(page.html).toContain("Spending caps (optional)");
+    expect(page.html).toContain('name="daily_credit_cap" value=""');
+
+    const refused = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: ws.workspaceId,
+      daily_credit_cap: "five",
+      total_credit_cap: "40",
+    });
+    expect(refused.status).toBe(400);
+    const body = await refused.text();
+    expect(body).toMatch(
+      /name="daily_credit_cap" value="five"[^>]*aria-invalid="true"><p class="field-error" id="consent-daily-cap-error">Enter a whole number/,
+    );
+    expect(body).toContain('name="total_credit_cap" value="40"');
+    expect(body).toContain(`name="request_id" value="${page.requestId}"`);
+    const grants = () =>
+      t.database.db
+        .selectFrom("oauth_grants")
+        .select(["daily_credit_cap", "total_credit_cap"])
+        .where("workspace_id", "=", ws.workspaceId)
+        .execute();
+    expect(await grants()).toEqual([]);
+
+    const approved = await submitConsent(t.baseUrl, page, {
+      decision: "approve",
+      workspace_id: ws.workspaceId,
+      daily_credit_cap: "5",
+      total_credit_cap: "",
+    });
+    expect(approved.status).toBe(303);
+    expect(redirectParams(approved).searchParams.get("code")).toMatch(/./);
+    expect(await grants()).toEqual([{ daily_credit_cap: 5, total_credit_cap: null }]);
   });
 });
 
