@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import { parse as parseCsv } from "csv-parse/sync";
 import { getDomain } from "tldts";
 import { z } from "zod";
@@ -19,8 +20,19 @@ export function registrableDomainOf(host: string): string {
 }
 
 /**
+ * A host in the one form entries are stored and matched in: lower-cased, without trailing dots,
+ * a non-ASCII (IDN) name in its ASCII form (`café.ca` -> `xn--caf-dma.ca`, as a URL's hostname
+ * reads it). A host that has no ASCII form keeps its own (nothing stored can then equal it).
+ */
+export function asciiHostOf(host: string): string {
+  const lowered = host.toLowerCase().replace(/\.+$/, "");
+  return domainToASCII(lowered) || lowered;
+}
+
+/**
  * A domain as typed: `acme.ca`, `@acme.ca`, `*.acme.ca`, `www.acme.ca`,
- * `https://www.acme.ca/contact` all mean acme.ca (see registrableDomainOf).
+ * `https://www.acme.ca/contact` all mean acme.ca (see registrableDomainOf); `café.ca` typed in
+ * Unicode is stored as its ASCII form, `xn--caf-dma.ca`, the form a website's host is matched in.
  */
 export const suppressionDomainSchema = z
   .string()
@@ -34,6 +46,7 @@ export const suppressionDomainSchema = z
       .replace(/[/?#:].*$/, "")
       .replace(/\.+$/, ""),
   )
+  .transform(asciiHostOf)
   .pipe(
     z
       .string()
@@ -45,10 +58,18 @@ export const suppressionDomainSchema = z
       .transform(registrableDomainOf),
   );
 
-const suppressionEmailSchema = z
-  .email("must be an email address")
-  .max(254)
-  .transform((email) => email.toLowerCase());
+/** An address on an IDN domain (`info@café.ca`) is stored with the domain's ASCII form. */
+const suppressionEmailSchema = z.preprocess(
+  (email) => {
+    if (typeof email !== "string") return email;
+    const at = email.lastIndexOf("@");
+    return at < 0 ? email : `${email.slice(0, at)}@${asciiHostOf(email.slice(at + 1))}`;
+  },
+  z
+    .email("must be an email address")
+    .max(254)
+    .transform((email) => email.toLowerCase()),
+);
 
 const suppressionPlaceIdSchema = z
   .string()

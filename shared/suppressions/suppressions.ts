@@ -3,7 +3,7 @@ import type { Db } from "../db/database.ts";
 import type { Database, SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { memberEmail } from "../workspaces/members.ts";
-import { registrableDomainOf, type SuppressionRequest } from "./schemas.ts";
+import { asciiHostOf, type SuppressionRequest } from "./schemas.ts";
 
 /**
  * The `suppressions` table: per workspace, the email addresses, domains and places that must not
@@ -14,7 +14,10 @@ import { registrableDomainOf, type SuppressionRequest } from "./schemas.ts";
  * Matching, written once in `SuppressionList.matches`: an email entry matches the lead's contact
  * address; a domain entry matches an address on that domain or any subdomain of it, and a
  * website on that domain or a subdomain (the business's own domain says who it is); a place entry
- * matches the place. Emails and domains are stored lower-cased, and every comparison ignores case.
+ * matches the place. Emails and domains are stored lower-cased, a domain as its ASCII form
+ * (`xn--caf-dma.ca` for café.ca), and every comparison ignores case and reads a host in that form.
+ * An entry matches when its stored value is one of the subject's keys (`keysOf`): set membership,
+ * the same whether the whole list is read or only the entries an index finds for those keys.
  */
 
 export interface SuppressionEntry {
@@ -297,36 +300,23 @@ export async function findMatchingSuppression(
 
 /** The entries that could match the subjects (`loadSuppressionsFor`), as a query; null when nothing could. */
 function candidateEntries(db: Db, workspaceId: string, subjects: readonly SuppressionSubject[]) {
-  const places = new Set<string>();
-  const emails = new Set<string>();
-  const domains = new Set<string>();
-  const addDomainsOf = (host: string) => {
-    for (const domain of parentDomainsOf(host)) domains.add(domain);
-  };
+  const wanted = { place: new Set<string>(), email: new Set<string>(), domain: new Set<string>() };
   for (const subject of subjects) {
-    places.add(subject.placeId.toLowerCase());
-    if (subject.email !== null) {
-      const address = subject.email.toLowerCase();
-      emails.add(address);
-      addDomainsOf(address.slice(address.lastIndexOf("@") + 1));
-    }
-    const host = hostOf(subject.website);
-    if (host !== null) addDomainsOf(host);
+    const keys = keysOf(subject);
+    wanted.place.add(keys.place);
+    if (keys.email !== null) wanted.email.add(keys.email);
+    for (const domain of keys.domains) wanted.domain.add(domain);
   }
-  const wanted = (
-    [
-      ["place", places],
-      ["email", emails],
-      ["domain", domains],
-    ] as const
-  ).filter(([, values]) => values.size > 0);
-  if (wanted.length === 0) return null;
+  const kinds = (Object.entries(wanted) as [SuppressionKind, Set<string>][]).filter(
+    ([, values]) => values.size > 0,
+  );
+  if (kinds.length === 0) return null;
   return db
     .selectFrom("suppressions")
     .where("suppressions.workspace_id", "=", workspaceId)
     .where((eb) =>
       eb.or(
-        wanted.map(([kind, values]) =>
+        kinds.map(([kind, values]) =>
           eb.and([
             eb("suppressions.kind", "=", kind),
             eb(eb.fn("lower", ["suppressions.value"]), "in", [...values]),
@@ -334,6 +324,25 @@ function candidateEntries(db: Db, workspaceId: string, subjects: readonly Suppre
         ),
       ),
     );
+}
+
+/**
+ * The values an entry of each kind must have to match the subject: its place id, its address (the
+ * domain in ASCII form) and every parent domain of its website's and its address's hosts. The one
+ * reading of a subject, for the in-memory rule and the indexed pre-selection alike.
+ */
+function keysOf(subject: SuppressionSubject): { place: string; email: string | null; domains: string[] } {
+  const domains: string[] = [];
+  let email: string | null = null;
+  if (subject.email !== null) {
+    const at = subject.email.lastIndexOf("@");
+    const host = asciiHostOf(subject.email.slice(at + 1));
+    email = at < 0 ? subject.email.toLowerCase() : `${subject.email.slice(0, at).toLowerCase()}@${host}`;
+    domains.push(...parentDomainsOf(host));
+  }
+  const website = hostOf(subject.website);
+  if (website !== null) domains.push(...parentDomainsOf(asciiHostOf(website)));
+  return { place: subject.placeId.toLowerCase(), email, domains };
 }
 
 /** A host and its parent domains, never a bare TLD: `a.b.acme.ca` -> a.b.acme.ca, b.acme.ca, acme.ca. */
@@ -348,11 +357,25 @@ function parentDomainsOf(host: string): string[] {
 export type SuppressionEntryRows = { kind: SuppressionKind; value: string }[];
 
 /**
+ * A website SQL reads the host of as a URL parser does (see matchingSuppressionEntriesSql; matched
+ * case-insensitively): http(s), an ASCII host whose last label starts with a letter, at most one
+ * trailing dot, then a port, a path, a query, a fragment or the end.
+ */
+const PLAIN_WEBSITE = "^https?://([a-z0-9-]+\\.)*[a-z][a-z0-9-]*\\.?(:[0-9]*)?([/?#]|$)";
+/** An address SQL reads as `keysOf` does: printable ASCII, one @, a domain as in PLAIN_WEBSITE without the trailing dot. */
+const PLAIN_EMAIL = "^[!-?A-~]+@([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*$";
+
+/**
  * `loadSuppressionsFor` inside another statement (the lead list's page, one round trip): the
  * entries that could match the subjects (rows of place_id, website, email), as one JSON array.
- * The hosts and their parent domains are taken apart in SQL as `parentDomainsOf` does, and the
- * entries read through the (workspace, kind, lower(value)) index; the matching itself stays
- * `suppressionListOf`'s (a host SQL reads differently, an IDN, only makes the pre-selection miss).
+ * SQL reads a subject's keys as `keysOf` does only where it can do so exactly: an http(s) website
+ * whose host is plain ASCII (letters, digits, hyphens, dots, a last label starting with a letter:
+ * what a URL parser reads as that host, lower-cased, and no IPv4 form), an ASCII address on such a
+ * domain, an ASCII place id. Those keys go through the (workspace, kind, lower(value)) index. A
+ * subject SQL cannot read so (an IDN host, whose ASCII form only a URL parser computes, a
+ * backslash, userinfo, a numeric host, a non-ASCII place id) makes the statement read every entry
+ * of the workspace instead: more rows, never fewer, so `suppressionListOf` decides exactly as with
+ * the whole list.
  */
 export function matchingSuppressionEntriesSql(
   workspaceId: string,
@@ -364,17 +387,28 @@ export function matchingSuppressionEntriesSql(
       select rtrim(lower(substring(website from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^/:?#]+)')), '.') as name
       from subject
       union
-      select rtrim(lower(substring(email from '@([^@]+)$')), '.') from subject),
+      select lower(substring(email from '@([^@]+)$')) from subject),
     parent as (
       select array_to_string((string_to_array(host.name, '.'))[i:], '.') as name
       from host, generate_series(1, coalesce(array_length(string_to_array(host.name, '.'), 1), 1) - 1) as i
-      where host.name is not null)
-    select coalesce(json_agg(json_build_object('kind', entry.kind, 'value', entry.value)), '[]'::json)
-    from suppressions as entry
-    where entry.workspace_id = ${workspaceId} and (
-      (entry.kind = 'place' and lower(entry.value) in (select lower(place_id) from subject))
-      or (entry.kind = 'email' and lower(entry.value) in (select lower(email) from subject where email is not null))
-      or (entry.kind = 'domain' and lower(entry.value) in (select name from parent))))`;
+      where host.name is not null),
+    unsure as (
+      select 1 from subject
+      where (website is not null and website !~* ${PLAIN_WEBSITE})
+        or (email is not null and email !~ ${PLAIN_EMAIL})
+        or place_id !~ '^[ -~]*$'
+      limit 1)
+    select coalesce(json_agg(json_build_object('kind', candidate.kind, 'value', candidate.value)), '[]'::json)
+    from (
+      select entry.kind, entry.value from suppressions as entry
+      where entry.workspace_id = ${workspaceId} and (
+        (entry.kind = 'place' and lower(entry.value) in (select lower(place_id) from subject))
+        or (entry.kind = 'email' and lower(entry.value) in (select lower(email) from subject where email is not null))
+        or (entry.kind = 'domain' and lower(entry.value) in (select name from parent)))
+      union
+      select entry.kind, entry.value from suppressions as entry
+      where exists (select 1 from unsure) and entry.workspace_id = ${workspaceId}
+    ) as candidate)`;
 }
 
 /**
@@ -398,32 +432,23 @@ export function suppressionListOf(
     domain: new Set(),
     place: new Set(),
   };
-  for (const entry of entries) {
-    const value = entry.value.toLowerCase();
-    // A domain entry stored before entries were reduced to their registrable domain (`www.acme.ca`)
-    // covers what a new one would.
-    sets[entry.kind].add(entry.kind === "domain" ? registrableDomainOf(value) : value);
-  }
-
-  /** The host or one of its parent domains is listed. */
-  const coversHost = (host: string): boolean => {
-    if (sets.domain.size === 0) return false;
-    return parentDomainsOf(host).some((domain) => sets.domain.has(domain));
-  };
-  const coversEmail = (email: string | null): boolean => {
-    if (email === null) return false;
-    const address = email.toLowerCase();
-    return sets.email.has(address) || coversHost(address.slice(address.lastIndexOf("@") + 1));
-  };
+  // The value as stored, lower-cased (the index's lower(value)): a domain entry is stored as its
+  // registrable domain in ASCII form (migration 0017 rewrote the older `www.` ones), so reducing it
+  // again here would only let the whole list and the indexed pre-selection disagree.
+  for (const entry of entries) sets[entry.kind].add(entry.value.toLowerCase());
+  const coversKeys = (email: string | null, domains: readonly string[]): boolean =>
+    (email !== null && sets.email.has(email)) || domains.some((domain) => sets.domain.has(domain));
   return {
     size: entries.length,
-    coversEmail,
+    coversEmail(email) {
+      if (email === null || entries.length === 0) return false;
+      const keys = keysOf({ placeId: "", website: null, email });
+      return coversKeys(keys.email, keys.domains);
+    },
     matches(subject) {
       if (entries.length === 0) return false;
-      if (sets.place.has(subject.placeId.toLowerCase())) return true;
-      if (coversEmail(subject.email)) return true;
-      const host = hostOf(subject.website);
-      return host !== null && coversHost(host);
+      const keys = keysOf(subject);
+      return sets.place.has(keys.place) || coversKeys(keys.email, keys.domains);
     },
   };
 }

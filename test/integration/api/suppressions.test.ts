@@ -2,11 +2,17 @@
  * The suppression list over real HTTP (the app listening on 127.0.0.1, called with fetch), on
  * PostgreSQL and on PGlite: admin routes, a search that neither returns, charges nor counts a
  * suppressed place (the ledger read in SQL), a suppressed lead that reads `skipped` and whose
- * draft is 403 `lead_not_unlocked` before any credit or model call, and removal that restores both.
+ * draft is 403 `lead_not_unlocked` before any credit or model call, and removal that restores both;
+ * a business on a non-ASCII (IDN) domain covered by an entry typed in Unicode or punycode, and the
+ * lead list's SQL pre-selection agreeing with the whole list's rule on websites it cannot parse.
  */
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { domainToASCII } from "node:url";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
+import { listLeads } from "../../../shared/leads/leads.ts";
+import { listSuppressions, suppressionListOf } from "../../../shared/suppressions/suppressions.ts";
 import {
   ADMIN_TOKEN,
   createWorkspace,
@@ -19,6 +25,7 @@ import { type FakeGooglePlacesServer, googlePlace } from "../../support/fake-goo
 import { type FakeOpenAiServer, startFakeOpenAi } from "../../support/fake-openai.ts";
 import { googlePlacesTest as test } from "../../support/google-places-test.ts";
 import { modelCatalogue } from "../../support/model-catalogue.ts";
+import { seedLeads } from "../../support/seed.ts";
 
 let places: FakeGooglePlacesServer;
 let openai: FakeOpenAiServer;
@@ -287,5 +294,143 @@ describe("a suppressed place", () => {
     expect(openai.completionCalls()).toBe(1);
     expect(await money(ws)).toEqual({ balance: before.balance - 1, drafts: 1, holds: 0 });
     expect((await api(ws, "GET", `/leads/${byPlace.id}`)).json.outreach_status).toBe("drafted");
+  });
+});
+
+describe("a business whose website or address has a non-ASCII (IDN) host", () => {
+  it.each([
+    ["in Unicode", (host: string) => host],
+    ["in punycode", (host: string) => domainToASCII(host)],
+    ["as its website, in Unicode", (host: string) => `https://www.${host.toUpperCase()}/menu`],
+  ])(
+    "is covered by a domain entry typed %s: never returned or charged by a search, skipped in every list, its draft refused",
+    async (_typed, typedAs) => {
+      const tag = `idn${randomUUID().slice(0, 8)}`;
+      const host = `café-${tag}.ca`;
+      const id = (letter: string) => `supp-${tag}-${letter}`;
+      places.setPlaces(`plumber in ${tag}`, [
+        googlePlace(id("idn"), `https://www.${host}/`),
+        googlePlace(id("mail"), `https://${id("mail")}.ca/`),
+        googlePlace(id("plain"), `https://${id("plain")}.ca/`),
+      ]);
+      // The second place's homepage shows an address on the IDN domain (as a site writes it).
+      await cacheAudit(id("mail"), `https://${id("mail")}.ca/`, `Info@Café-${tag}.ca`);
+      const query = { queries: [{ location: tag, category: "plumber" }], max_results: 3 };
+
+      // Listed before the search: the search neither returns nor charges the IDN business.
+      const early = await createWorkspace(t.app);
+      const earlyEntry = await admin("POST", `/workspaces/${early.workspaceId}/suppressions`, {
+        domain: typedAs(host),
+      });
+      expect(earlyEntry.status).toBe(201);
+      expect(earlyEntry.json.value).toBe(domainToASCII(host));
+      const search = await api(early, "POST", "/searches", query);
+      expect(search.status).toBe(200);
+      expect(search.json.results.map((lead: { place_id: string }) => lead.place_id)).toEqual([id("plain")]);
+      expect(await chargedPlaces(early)).toEqual([id("plain")]);
+
+      // Listed after the search: every reader of the lead says skipped, and drafting is refused.
+      const late = await createWorkspace(t.app);
+      expect((await api(late, "POST", "/searches", query)).json.credits_spent).toBe(3);
+      const entry = await admin("POST", `/workspaces/${late.workspaceId}/suppressions`, {
+        domain: typedAs(host),
+      });
+      expect(entry.status).toBe(201);
+      const before = await money(late);
+      const { json: list } = await api(late, "GET", "/leads?limit=10");
+      const statuses = Object.fromEntries(
+        list.leads.map((lead: { place_id: string; outreach_status: string }) => [
+          lead.place_id,
+          lead.outreach_status,
+        ]),
+      );
+      expect(statuses).toEqual({ [id("idn")]: "skipped", [id("mail")]: "skipped", [id("plain")]: "new" });
+      // The status filter's pre-selection (the console's ?status=skipped) keeps both.
+      const skipped = await listLeads(t.database.db, late.workspaceId, {
+        limit: 10,
+        after: null,
+        status: "skipped",
+      });
+      expect(
+        skipped.leads
+          .filter((lead) => lead.outreach_status === "skipped")
+          .map((lead) => lead.place_id)
+          .sort(),
+      ).toEqual([id("idn"), id("mail")].sort());
+      for (const placeId of [id("idn"), id("mail")]) {
+        const lead = list.leads.find((row: { place_id: string }) => row.place_id === placeId) as {
+          id: string;
+        };
+        expect((await api(late, "GET", `/leads/${lead.id}`)).json.outreach_status).toBe("skipped");
+        const draft = await api(late, "POST", `/leads/${lead.id}/outreach-draft`);
+        expect(draft.status).toBe(403);
+        expect(draft.json.error.code).toBe("lead_not_unlocked");
+      }
+      expect(openai.completionCalls()).toBe(0);
+      expect(await money(late)).toEqual(before);
+    },
+  );
+});
+
+describe("the lead list's pre-selection in SQL", () => {
+  it("finds every entry the whole list's rule matches, for websites SQL cannot read as a URL parser does", async () => {
+    const ws = await createWorkspace(t.app);
+    const tag = `pre${randomUUID().slice(0, 8)}`;
+    const path = `/workspaces/${ws.workspaceId}/suppressions`;
+    await admin("POST", path, { domain: `${tag}.ca` });
+    await admin("POST", path, { domain: `café-${tag}.ca` });
+    const websites: [string, string][] = [
+      ["plain", `https://www.${tag}.ca/`],
+      ["loud", `HTTPS://WWW.${tag.toUpperCase()}.CA./menu`],
+      ["port", `http://${tag}.ca:8080`],
+      // A URL parser reads the backslash as the path's start: the host is www.<tag>.ca, not evil.ca.
+      ["backslash", `https://www.${tag}.ca\\@evil.ca/`],
+      // An http(s) URL without its slashes still names its host.
+      ["slashless", `https:www.${tag}.ca/`],
+      ["userinfo", `https://someone@www.${tag}.ca/`],
+      ["idn", `https://www.Café-${tag}.ca/`],
+      ["lookalike", `https://${tag}.ca.evil.com/`],
+      ["other", `https://other-${tag}.ca/`],
+    ];
+    await seedLeads(
+      t.database.db,
+      ws.workspaceId,
+      websites.map(([name, website]) => ({ place_id: `${tag}-${name}`, website })),
+      (index) => new Date(Date.UTC(2026, 10, 1, 12, index)),
+    );
+    const whole = suppressionListOf(await listSuppressions(t.database.db, ws.workspaceId));
+    const expected = Object.fromEntries(
+      websites.map(([name, website]) => [
+        `${tag}-${name}`,
+        whole.matches({ placeId: `${tag}-${name}`, website, email: null }) ? "skipped" : "new",
+      ]),
+    );
+    expect(Object.values(expected).filter((status) => status === "new")).toHaveLength(2);
+
+    const { json: list } = await api(ws, "GET", "/leads?limit=20");
+    expect(
+      Object.fromEntries(
+        list.leads.map((lead: { place_id: string; outreach_status: string }) => [
+          lead.place_id,
+          lead.outreach_status,
+        ]),
+      ),
+    ).toEqual(expected);
+    const skipped = await listLeads(t.database.db, ws.workspaceId, {
+      limit: 20,
+      after: null,
+      status: "skipped",
+    });
+    expect(
+      skipped.leads
+        .filter((lead) => lead.outreach_status === "skipped")
+        .map((lead) => lead.place_id)
+        .sort(),
+    ).toEqual(
+      Object.entries(expected)
+        .filter(([, status]) => status === "skipped")
+        .map(([placeId]) => placeId)
+        .sort(),
+    );
   });
 });
