@@ -15,7 +15,7 @@ import { z } from "zod";
  * and its addresses alike. A name outside the list (`intranet.test`) keeps its own name, without
  * a leading `www.`.
  */
-export function registrableDomainOf(host: string): string {
+function registrableDomainOf(host: string): string {
   return getDomain(host, { allowPrivateDomains: true }) ?? host.replace(/^(?:www\.)+/, "");
 }
 
