@@ -146,8 +146,9 @@ export async function spendWithinCaps(
   spender: Spender,
   credits: number,
   now: Date = new Date(),
+  suggest?: SuggestUnderCap,
 ): Promise<void> {
-  await refuseOverCap(trx, spender, credits, now);
+  await refuseOverCap(trx, spender, credits, now, 0, suggest);
   await trx
     .insertInto("credit_spends")
     .values({
@@ -160,9 +161,13 @@ export async function spendWithinCaps(
     .execute();
 }
 
+/** What a refused caller could do within what its caps still allow (a search: a lower max_results). */
+export type SuggestUnderCap = (remaining: number) => string;
+
 /**
  * 402 when `credits` more would take the key or grant past a cap (names the cap and its reset).
  * `held`: credits its holds already set aside (drafts being written), counted as spent.
+ * `suggest`: a way out within what both caps still allow, added when that is more than 0.
  */
 export async function refuseOverCap(
   db: Db | Transaction<Database>,
@@ -170,23 +175,36 @@ export async function refuseOverCap(
   credits: number,
   now: Date = new Date(),
   held = 0,
+  suggest?: SuggestUnderCap,
 ): Promise<void> {
   const caps = await readCaps(db, spender);
   if (caps && (caps.daily_credit_cap !== null || caps.total_credit_cap !== null)) {
     const spent = await readSpending(db, spender, now);
+    const remaining = Math.max(
+      0,
+      Math.min(
+        caps.daily_credit_cap === null
+          ? Number.POSITIVE_INFINITY
+          : caps.daily_credit_cap - spent.spent_today - held,
+        caps.total_credit_cap === null
+          ? Number.POSITIVE_INFINITY
+          : caps.total_credit_cap - spent.spent_total - held,
+      ),
+    );
+    const wayOut = suggest && remaining > 0 ? ` ${suggest(remaining)}` : "";
     const who = spender.kind === "api_key" ? "This API key" : "This connected app";
     const needs = `this needs ${credits} credit${credits === 1 ? "" : "s"}${held > 0 ? ` and ${held} more ${held === 1 ? "is" : "are"} held by its drafts being written` : ""}`;
     if (caps.total_credit_cap !== null && spent.spent_total + held + credits > caps.total_credit_cap) {
       throw new ApiError(
         "insufficient_credits",
-        `${who} has a total credit cap of ${caps.total_credit_cap} and has spent ${spent.spent_total}; ${needs}. Nothing was saved or charged. A total cap never resets: a member can raise or clear it.`,
+        `${who} has a total credit cap of ${caps.total_credit_cap} and has spent ${spent.spent_total}; ${needs}. Nothing was saved or charged. A total cap never resets: a member can raise or clear it.${wayOut}`,
       );
     }
     if (caps.daily_credit_cap !== null && spent.spent_today + held + credits > caps.daily_credit_cap) {
       const resets = nextUtcMidnight(now).toISOString();
       throw new ApiError(
         "insufficient_credits",
-        `${who} has a daily credit cap of ${caps.daily_credit_cap} and has spent ${spent.spent_today} today (UTC); ${needs}. Nothing was saved or charged. The cap resets at ${resets}.`,
+        `${who} has a daily credit cap of ${caps.daily_credit_cap} and has spent ${spent.spent_today} today (UTC); ${needs}. Nothing was saved or charged. The cap resets at ${resets}.${wayOut}`,
       );
     }
   }

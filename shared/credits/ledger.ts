@@ -3,7 +3,7 @@ import type { Spender } from "../auth.ts";
 import type { Db } from "../db/database.ts";
 import type { Database } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
-import { refuseOverCap, spendWithinCaps } from "./caps.ts";
+import { refuseOverCap, type SuggestUnderCap, spendWithinCaps } from "./caps.ts";
 import {
   type CreditHold,
   deleteHold,
@@ -54,6 +54,7 @@ export async function debitBalance(
   describeShortfall: (available: number) => string = (available) =>
     `This needs ${credits} credit${credits === 1 ? "" : "s"} and the balance is ${available}.`,
   spender?: Spender,
+  suggestUnderCap?: SuggestUnderCap,
 ): Promise<number> {
   const balance = await lockWorkspaceBalance(trx, workspaceId);
   const held = await sumLiveHolds(trx, workspaceId);
@@ -62,7 +63,8 @@ export async function debitBalance(
       shortfall: { needed: credits, available: balance - held },
     });
   }
-  if (spender && credits > 0) await spendWithinCaps(trx, workspaceId, spender, credits);
+  if (spender && credits > 0)
+    await spendWithinCaps(trx, workspaceId, spender, credits, new Date(), suggestUnderCap);
   const row = await trx
     .updateTable("workspaces")
     .set((eb) => ({ balance: eb("balance", "-", credits) }))
@@ -175,6 +177,8 @@ export async function chargeNewPlaces(
       charged.length * CREDITS_PER_NEW_PLACE,
       (available) => searchShortfallMessage(charged.length, available),
       spender,
+      (remaining) =>
+        `To go on within the cap, lower max_results to ${Math.floor(remaining / CREDITS_PER_NEW_PLACE)} or fewer (places already charged in this workspace are free).`,
     );
   }
   return charged.map((row) => row.place_id);

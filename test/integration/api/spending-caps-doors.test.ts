@@ -189,6 +189,9 @@ describe("a connected app (OAuth grant) capped in the console, through MCP", () 
       expect(textOf(refusedSearch)).toMatch(
         /^insufficient_credits: This connected app has a total credit cap of 3 and has spent 2; this needs 2 credits\. Nothing was saved or charged\./,
       );
+      expect(textOf(refusedSearch)).toContain(
+        "To go on within the cap, lower max_results to 1 or fewer (places already charged in this workspace are free).",
+      );
       expect(refusedSearch._meta?.error).toMatchObject({ code: "insufficient_credits" });
       expect(refusedSearch.structuredContent).toBeUndefined();
       expect(await ledgerState(t, ws)).toEqual(before);
