@@ -8,7 +8,7 @@ import {
   WORKSPACE_TEXT_SETTING_MAX_LENGTHS,
   type WorkspaceSettings,
 } from "../../shared/workspaces/workspaces.ts";
-import type { MessageKey } from "./i18n.ts";
+import type { MessageKey, Translator } from "./i18n.ts";
 import { PageError } from "./page-error.ts";
 
 /**
@@ -164,12 +164,122 @@ export const doNotContactForm = z.object({ reason: optionalText(500).optional() 
 /** Every form carries it; checked before the handler runs. */
 export const csrfForm = z.object({ csrf_token: z.string().catch("") }).catch({ csrf_token: "" });
 
+/** Every console form: the fields a refusal names are theirs (messages `field_<name>`). */
+const consoleForms = {
+  signInForm,
+  inviteNewAccountForm,
+  inviteAcceptForm,
+  forgotPasswordForm,
+  resetPasswordForm,
+  signUpForm,
+  signUpConfirmForm,
+  profileForm,
+  passwordForm,
+  settingsForm,
+  capsForm,
+  keyForm,
+  inviteForm,
+  draftForm,
+  checkoutForm,
+  bulkDraftForm,
+  markForm,
+  searchForm,
+  suppressionForm,
+  suppressionImportForm,
+  doNotContactForm,
+};
+/** A field of one of the console's forms (the compiler checks each has its name in both languages). */
+export type FormField = {
+  [Form in keyof typeof consoleForms]: keyof z.input<(typeof consoleForms)[Form]> & string;
+}[keyof typeof consoleForms];
+const FORM_FIELDS = new Set<string>(Object.values(consoleForms).flatMap((form) => Object.keys(form.shape)));
+
+/** Why a field was refused, as the console says it (messages `fieldReason_<reason>`, `{bound}` its limit). */
+export type FieldReason =
+  | "missing"
+  | "tooShort"
+  | "tooLong"
+  | "notNumber"
+  | "tooSmall"
+  | "tooBig"
+  | "notEmail"
+  | "notOffered"
+  | "unstorable"
+  | "invalid";
+
+/** One refused field, said in the member's words when the page is drawn (`describeProblems`). */
+export interface FieldProblem {
+  /** Null: a field no form declares (a hand-made request); the reason is said alone. */
+  field: FormField | null;
+  reason: FieldReason;
+  bound?: number;
+}
+
+export const formFieldOf = (name: string): FormField | null =>
+  FORM_FIELDS.has(name) ? (name as FormField) : null;
+
+/** What was sent at the issue's path (zod's issues do not carry it). */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * What zod found wrong with `sent` (the value at the issue's path), as reasons the console words in
+ * each language (never zod's English).
+ */
+export function problemOf(issue: z.core.$ZodIssue, field: FormField | null, sent: unknown): FieldProblem {
+  const reasonOf = (): Omit<FieldProblem, "field"> => {
+    switch (issue.code) {
+      case "too_small": {
+        const bound = Number(issue.minimum);
+        if (issue.origin === "string" || issue.origin === "array")
+          return bound <= 1 ? { reason: "missing" } : { reason: "tooShort", bound };
+        return { reason: "tooSmall", bound };
+      }
+      case "too_big":
+        return { reason: issue.origin === "string" ? "tooLong" : "tooBig", bound: Number(issue.maximum) };
+      case "invalid_format":
+        return { reason: issue.format === "email" ? "notEmail" : "invalid" };
+      case "invalid_type":
+        if (sent === undefined || sent === "") return { reason: "missing" };
+        return { reason: issue.expected === "number" ? "notNumber" : "invalid" };
+      case "invalid_value":
+        return { reason: "notOffered" };
+      default:
+        return { reason: "invalid" };
+    }
+  };
+  return { field, ...reasonOf() };
+}
+
+/** A 400 page naming each refused field and why, in the member's language. */
+export const formError = (problems: readonly FieldProblem[]): PageError =>
+  new PageError(400, "invalidInput", {}, problems);
+
+/** The problems as one line: "email: not an email address; name: missing", in the page's language. */
+export function describeProblems(t: Translator, problems: readonly FieldProblem[]): string {
+  return problems
+    .map((problem) => {
+      const reason = t.t(`fieldReason_${problem.reason}`, { bound: problem.bound ?? "" });
+      return problem.field === null ? reason : `${t.t(`field_${problem.field}`)}${t.colon} ${reason}`;
+    })
+    .join(t.language === "fr" ? "\u00a0; " : "; ");
+}
+
 /** The form's fields as the schema declares them, or a 400 page naming what is wrong. */
 export function parseForm<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body ?? {});
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new PageError(400, "invalidInput", { detail });
+    throw formError(
+      parsed.error.issues.map((issue) =>
+        problemOf(issue, formFieldOf(String(issue.path[0] ?? "")), valueAt(body, issue.path)),
+      ),
+    );
   }
   return parsed.data;
 }

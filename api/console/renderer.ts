@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import type { Db } from "../../shared/db/database.ts";
 import { listMemberships } from "../../shared/workspaces/members.ts";
 import { toApiError } from "../plugins/errors.ts";
+import { describeProblems } from "./forms.ts";
 import { languageFromHeader, type Translator, translator } from "./i18n.ts";
 import { PAGE_HEADERS, type PageContext } from "./layout.ts";
 import { PageError } from "./page-error.ts";
@@ -60,6 +61,12 @@ function pageErrorOf(error: unknown, request: FastifyRequest): PageError {
   return new PageError(apiError.status, "invalidInput", { detail: apiError.message });
 }
 
+/** The page error's message, a refused form's fields and reasons in the page's language. */
+export function pageMessageOf(t: Translator, error: PageError): string {
+  if (error.problems.length === 0) return t.t(error.key, error.values);
+  return t.t(error.key, { ...error.values, detail: describeProblems(t, error.problems) });
+}
+
 /** The console's one renderer: every page, error pages included, goes out through `reply.render`. */
 export default fp<{ db: Db }>(
   async (app, { db }) => {
@@ -79,7 +86,7 @@ export default fp<{ db: Db }>(
         const retryAfter = toApiError(error, request).headers["Retry-After"];
         if (retryAfter) reply.header("retry-after", retryAfter);
       }
-      const message = (context: PageContext) => context.t.t(pageError.key, pageError.values);
+      const message = (context: PageContext) => pageMessageOf(context.t, pageError);
       return reply
         .render((context) => errorPage(context, message(context)), pageError.status)
         .catch(() => {

@@ -12,7 +12,7 @@ import type { Db } from "../../shared/db/database.ts";
 import { looksLikeSecret, newSecret, safeEqual } from "../../shared/secrets.ts";
 import { isStorableText } from "../../shared/text-input.ts";
 import type { Membership } from "../../shared/workspaces/members.ts";
-import { csrfForm, parseForm } from "./forms.ts";
+import { csrfForm, formError, formFieldOf, parseForm } from "./forms.ts";
 import { PageError } from "./page-error.ts";
 import { CONSOLE_PREFIX, SESSION_COOKIE, safeNext } from "./paths.ts";
 
@@ -62,9 +62,7 @@ export default fp<{ db: Db; secureCookies: boolean }>(
         (Array.isArray(value) ? value : [value]).some((text) => !isStorableText(text)),
       );
       if (unstorable) {
-        done(
-          new PageError(400, "invalidInput", { detail: `${unstorable[0]}: a NUL or an unpaired surrogate` }),
-        );
+        done(formError([{ field: formFieldOf(unstorable[0]), reason: "unstorable" }]));
         return;
       }
       done(null, form);

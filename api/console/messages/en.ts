@@ -1,5 +1,6 @@
 import { enAccounts } from "./en-accounts.ts";
 import { enCaps } from "./en-caps.ts";
+import { enForms } from "./en-forms.ts";
 import { enLeads } from "./en-leads.ts";
 import { enMailStatus } from "./en-mail-status.ts";
 import { enOpportunity } from "./en-opportunity.ts";
@@ -176,6 +177,7 @@ export const en = {
   ...enAccounts,
   ...enMailStatus,
   ...enCaps,
+  ...enForms,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,6 +1,7 @@
 import type { Messages } from "./en.ts";
 import { frAccounts } from "./fr-accounts.ts";
 import { frCaps } from "./fr-caps.ts";
+import { frForms } from "./fr-forms.ts";
 import { frLeads } from "./fr-leads.ts";
 import { frMailStatus } from "./fr-mail-status.ts";
 import { frOpportunity } from "./fr-opportunity.ts";
@@ -179,4 +180,5 @@ export const fr: Messages = {
   ...frAccounts,
   ...frMailStatus,
   ...frCaps,
+  ...frForms,
 };

@@ -8,13 +8,24 @@ import { searchOperation } from "../../../shared/operations/search.ts";
 import {
   MAX_FREE_TRIAL_QUERIES,
   type SearchRequest,
+  searchRequestSchema,
   YES_NO_FILTERS,
 } from "../../../shared/search/schemas.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import { parseForm, SEARCH_ROWS, type SearchForm, searchForm } from "../forms.ts";
+import {
+  formError,
+  formFieldOf,
+  parseForm,
+  problemOf,
+  SEARCH_ROWS,
+  type SearchForm,
+  searchForm,
+  valueAt,
+} from "../forms.ts";
 import type { Translator } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
+import { pageMessageOf } from "../renderer.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { searchPage } from "../views/search.ts";
 import { callerOf, membershipOf, redirectWithFlash } from "../workspace-scope.ts";
@@ -72,6 +83,13 @@ const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
     try {
       searchRequest = searchRequestOf(form);
       if (searchRequest.queries.length === 0) throw new PageError(400, "invalidInput", { detail: "" });
+      // The operation's own schema, read here so that what it refuses is said field by field in
+      // the member's language (the operation's message is the API's English).
+      const checked = searchRequestSchema.safeParse(searchRequest);
+      if (!checked.success) {
+        const sent = searchRequest;
+        throw formError(checked.error.issues.map((issue) => searchFormProblemOf(issue, sent)));
+      }
       const response = await invoke(searchOperation, callerOf(request, services), searchRequest);
       // The page's one workspace read: after the charge, so the balance shown is the one left.
       const workspace = await requireWorkspace(db, workspace_id);
@@ -108,6 +126,16 @@ const searchRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
   });
 };
 
+/** A refusal of the search request's schema, on the form's field (`queries.1.location` is location_2). */
+function searchFormProblemOf(issue: z.core.$ZodIssue, sent: SearchRequest) {
+  const [first, index, name] = issue.path;
+  const field =
+    first === "queries" && typeof index === "number" && (name === "location" || name === "category")
+      ? `${name}_${index + 1}`
+      : String(first === "filters" ? index : first);
+  return problemOf(issue, formFieldOf(field), valueAt(sent, issue.path));
+}
+
 /** Why the search was refused, in the member's words. */
 function searchErrorOf(
   t: Translator,
@@ -116,6 +144,7 @@ function searchErrorOf(
   form: SearchForm,
 ): string {
   if (error instanceof PageError) {
+    if (error.problems.length > 0) return pageMessageOf(t, error);
     const row = error.values.detail;
     return row ? t.t("queryIncomplete", { n: row }) : t.t("needOneQuery");
   }

@@ -531,14 +531,14 @@ describe("console security", () => {
     const keysPath = `/app/w/${workspace.workspaceId}/keys`;
     const nul = await workspace.browser.submit(keysPath, keysPath, { name: "bad\u0000name" });
     expect(nul.statusCode).toBe(400);
-    expect(nul.body).toContain("name: a NUL or an unpaired surrogate");
+    expect(nul.body).toContain("name: holds a character that cannot be saved");
     // (A form body cannot carry an unpaired surrogate: URL encoding turns it into U+FFFD.)
     const signIn = await new ConsoleBrowser(harness.app).submit("/app/sign-in", "/app/sign-in", {
       email: "nul\u0000@agency.test",
       password: PASSWORD,
     });
     expect(signIn.statusCode).toBe(400);
-    expect(signIn.body).toContain("email: a NUL or an unpaired surrogate");
+    expect(signIn.body).toContain("email: holds a character that cannot be saved");
   });
 
   it("sends the console's security headers and no cross-site framing", async () => {
