@@ -56,9 +56,6 @@ const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
   lead_not_unlocked: "draftRefusedContact",
 };
 
-/** The message keys a refusal can be worded with, as a set (bulk lines carry the key until rendered). */
-const DRAFT_REFUSAL_WORDS = Object.fromEntries(Object.values(DRAFT_REFUSALS).map((key) => [key, true]));
-
 /** A draft refusal in the member's words; for a listed business, who listed it (the entry knows). */
 async function draftRefusalWords(
   db: ConsoleRouteOptions["services"]["db"],
@@ -237,7 +234,8 @@ function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["ser
     }
     const { locale, lead_id: leadIds } = form.data;
     const names = new Map(page.leads.map((lead) => [lead.id, lead.name]));
-    const lines: BulkDraftLine[] = [];
+    // Each line's words are drawn with the page, in the member's language.
+    const lines: (Omit<BulkDraftLine, "reason"> & { words?: (t: Translator) => string })[] = [];
     let drafted = 0;
     let stoppedBy: string | null = null;
     for (const leadId of leadIds) {
@@ -253,27 +251,23 @@ function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["ser
       } catch (error) {
         if (!(error instanceof ApiError) || (error.status >= 500 && error.code !== "generation_failed"))
           throw error;
-        const key = DRAFT_REFUSALS[error.code];
-        if (error.code === "insufficient_credits" || error.code === "rate_limited") {
-          stoppedBy = error.code;
-          lines.push({ name, outcome: "stopped", ...(key ? { reason: key } : {}) });
-        } else {
-          lines.push({ name, outcome: "skipped", ...(key ? { reason: key } : { reason: error.message }) });
-        }
+        // A listed business's line says who listed it, when and why, as the single draft's refusal does.
+        const words = await draftRefusalWords(db, workspace_id, leadId, error);
+        const stops = error.code === "insufficient_credits" || error.code === "rate_limited";
+        if (stops) stoppedBy = error.code;
+        lines.push({ name, outcome: stops ? "stopped" : "skipped", words });
       }
     }
     return reply.render((context) => {
       const t = context.t;
-      const bulk = lines.map((line) => ({
+      const bulk = lines.map(({ words, ...line }) => ({
         ...line,
         reason:
           line.outcome === "drafted"
             ? t.t("bulkLineDrafted")
             : line.outcome === "not_reached"
               ? t.t("bulkLineNotReached")
-              : line.reason !== undefined && line.reason in DRAFT_REFUSAL_WORDS
-                ? t.t(line.reason as MessageKey)
-                : (line.reason ?? ""),
+              : (words?.(t) ?? ""),
       }));
       const summary = t.t("bulkDrafted", { count: drafted, total: leadIds.length });
       return leadsPage(context, {

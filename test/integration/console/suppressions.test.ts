@@ -1,12 +1,13 @@
 /**
  * Lawful outreach in the console: the postal address in settings ends the drafts, the
  * do-not-contact page (add, CSV import, remove), a lead's "Do not contact" button, the warning on
- * a lead whose page refuses solicitation, and the CSV export's status and latest draft.
+ * a lead whose page refuses solicitation, the CSV export's status and latest draft, and refusals of a
+ * listed business (single or bulk draft) that say who listed it, when and why.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
-import { signedUpMember } from "../../support/console.ts";
+import { csrfOf, signedUpMember } from "../../support/console.ts";
 import { RICH_EVIDENCE, RICH_SIGNALS } from "../../support/drafting.ts";
 import { seedLeads } from "../../support/seed.ts";
 
@@ -185,6 +186,65 @@ describe("lawful outreach in the console", () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain("The service operator put this business on the do-not-contact list on ");
     expect(refused.body).not.toContain("Reason given");
+  });
+
+  it("says on each bulk draft line of a listed business who listed it, when and why, in English and in French", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "bulk-dnc@agency.test");
+    const tag = workspace.workspaceId.slice(0, 8);
+    const byMember = await leadWithAddress(workspace.workspaceId, `bulkm-${tag}`, false);
+    const byOperator = await leadWithAddress(workspace.workspaceId, `bulko-${tag}`, false);
+    const list = `/app/w/${workspace.workspaceId}/suppressions`;
+    expect(
+      (await browser.submit(list, list, { value: `bulkm-${tag}.ca`, reason: "asked by phone" })).statusCode,
+    ).toBe(303);
+    await adminRequest(harness.app, "POST", `/admin/workspaces/${workspace.workspaceId}/suppressions`, {
+      domain: `bulko-${tag}.ca`,
+      reason: "bounced",
+    });
+    const leads = `/app/w/${workspace.workspaceId}/leads`;
+    const bulkDraft = async (locale: string) => {
+      const page = await browser.get(leads);
+      const answer = await harness.app.inject({
+        method: "POST",
+        url: `${leads}/draft`,
+        headers: { cookie: browser.cookieHeader, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams([
+          ["csrf_token", csrfOf(page.body)],
+          ["locale", locale],
+          ["lead_id", byMember],
+          ["lead_id", byOperator],
+        ]).toString(),
+      });
+      expect(answer.statusCode).toBe(200);
+      return answer.body;
+    };
+    const english = await bulkDraft("en");
+    expect(english).toContain(
+      `<li data-outcome="skipped"><strong>Maple bulkm-${tag}</strong>: bulk-dnc@agency.test of your agency put this business on the do-not-contact list on `,
+    );
+    expect(english).toContain("no draft, nothing charged. Reason given: asked by phone</li>");
+    expect(english).toContain(
+      `<li data-outcome="skipped"><strong>Maple bulko-${tag}</strong>: The service operator put this business on the do-not-contact list on `,
+    );
+    expect(english).toContain("no draft, nothing charged. Reason given: bounced</li>");
+
+    await browser.submit("/app/account", "/app/account/profile", { name: "Camille Martin", language: "fr" });
+    const french = await bulkDraft("fr");
+    expect(french).toContain(
+      `<strong>Maple bulkm-${tag}</strong>\u00a0: bulk-dnc@agency.test, de votre agence, a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le `,
+    );
+    expect(french).toContain("Motif indiqué\u00a0: asked by phone</li>");
+    expect(french).toContain(
+      `<strong>Maple bulko-${tag}</strong>\u00a0: L&#39;opérateur du service a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le `,
+    );
+    expect(french).toContain("Motif indiqué\u00a0: bounced</li>");
+    const drafts = await harness.database.db
+      .selectFrom("drafts")
+      .select("id")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .execute();
+    expect(drafts).toHaveLength(0);
   });
 
   it("keeps a refused entry in the form with the reason beside it, on the list's own page", async () => {
