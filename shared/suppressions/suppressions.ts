@@ -364,6 +364,10 @@ export type SuppressionEntryRows = { kind: SuppressionKind; value: string }[];
 const PLAIN_WEBSITE = "^https?://([a-z0-9-]+\\.)*[a-z][a-z0-9-]*\\.?(:[0-9]*)?([/?#]|$)";
 /** An address SQL reads as `keysOf` does: printable ASCII, one @, a domain as in PLAIN_WEBSITE without the trailing dot. */
 const PLAIN_EMAIL = "^[!-?A-~]+@([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*$";
+/** A subject row whose keys SQL cannot read as `keysOf` does. */
+const UNSURE_SUBJECT = sql`((website is not null and website !~* ${PLAIN_WEBSITE})
+  or (email is not null and email !~ ${PLAIN_EMAIL})
+  or place_id !~ '^[ -~]*$')`;
 
 /**
  * `loadSuppressionsFor` inside another statement (the lead list's page, one round trip): the
@@ -392,12 +396,7 @@ export function matchingSuppressionEntriesSql(
       select array_to_string((string_to_array(host.name, '.'))[i:], '.') as name
       from host, generate_series(1, coalesce(array_length(string_to_array(host.name, '.'), 1), 1) - 1) as i
       where host.name is not null),
-    unsure as (
-      select 1 from subject
-      where (website is not null and website !~* ${PLAIN_WEBSITE})
-        or (email is not null and email !~ ${PLAIN_EMAIL})
-        or place_id !~ '^[ -~]*$'
-      limit 1)
+    unsure as (select 1 from subject where ${UNSURE_SUBJECT} limit 1)
     select coalesce(json_agg(json_build_object('kind', candidate.kind, 'value', candidate.value)), '[]'::json)
     from (
       select entry.kind, entry.value from suppressions as entry
@@ -420,7 +419,9 @@ export function maySuppressSql(
   workspaceId: string,
   subjects: RawBuilder<{ place_id: string; website: string | null; email: string | null }>,
 ) {
-  return sql<boolean>`json_array_length(${matchingSuppressionEntriesSql(workspaceId, subjects)}) > 0`;
+  // A subject SQL cannot read may be covered: kept without reading the whole list for it.
+  return sql<boolean>`(case when exists (select 1 from (${subjects}) as subject where ${UNSURE_SUBJECT}) then true
+    else json_array_length(${matchingSuppressionEntriesSql(workspaceId, subjects)}) > 0 end)`;
 }
 
 /** The matching rules over a set of entries (pure; exported for the unit tests). */
