@@ -22,10 +22,11 @@ import {
   type SuppressionEntry,
 } from "../../../shared/suppressions/suppressions.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import { bulkDraftForm, draftForm, markForm, parseForm } from "../forms.ts";
+import { bulkDraftForm, draftForm, formError, markForm, parseForm } from "../forms.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
+import { pageMessageOf } from "../renderer.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
 import { type BulkDraftLine, leadPage, leadsPage } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
@@ -134,7 +135,7 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
     // A lead of another workspace is a 404 whatever the form says.
     if (!form.success) {
       return renderLead(request, reply, {
-        error: (t) => t.t("invalidInput", { detail: "status" }),
+        error: (t) => pageMessageOf(t, formError([{ field: "status", reason: "notOffered" }])),
         status: 400,
       });
     }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
 import { inviteByAdmin, PASSWORD, tokenOf } from "../../support/console.ts";
 import { HttpConsoleBrowser } from "../../support/http-console.ts";
+import { seedLeads } from "../../support/seed.ts";
 
 let harness: TestApp;
 let baseUrl: string;
@@ -137,6 +138,14 @@ describe("a malformed console form", () => {
       expect(answer.body, what).toContain(french);
       expect(messageOf(answer.body), what).not.toMatch(ENGLISH);
     }
+    // A lead marked with a status the form does not offer: the lead page again, in French.
+    const [leadId] = await seedLeads(harness.database.db, base.split("/").at(-1) ?? "", [
+      { place_id: `forms-${base.slice(-8)}` },
+    ]);
+    const leadPath = `${base}/leads/${leadId}`;
+    const mark = await browser.submit(leadPath, `${leadPath}/mark`, { status: "envoyé" });
+    expect(mark.status).toBe(400);
+    expect(mark.body).toContain("statut\u00a0: ce n&#39;est pas l&#39;un des choix proposés");
   });
 
   it("tells an English member the same in English", async () => {
