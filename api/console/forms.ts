@@ -205,6 +205,8 @@ export type FieldReason =
   | "notEmail"
   | "notOffered"
   | "unstorable"
+  | "alreadyMember"
+  | "alreadyInvited"
   | "invalid";
 
 /** One refused field, said in the member's words when the page is drawn (`describeProblems`). */

@@ -17,6 +17,12 @@ export interface CreatedInvite {
   expires_at: Date;
 }
 
+/** The refusals of an invite a person can correct (the console words them in the member's language). */
+export const INVITE_REFUSALS = {
+  alreadyMember: "email: already a member of this workspace.",
+  alreadyInvited: "email: already invited to this workspace; cancel the pending invite to send a new one.",
+} as const;
+
 /**
  * A new invite link for an address: one pending invite per address and workspace. A member's
  * second invite of an address still pending is refused (`email: already invited`: cancel it to
@@ -32,7 +38,7 @@ export async function createInvite(
 ): Promise<CreatedInvite> {
   await requireWorkspace(db, workspaceId);
   if (await hasJoinedMember(db, workspaceId, input.email))
-    throw new ApiError("invalid_request", "email: already a member of this workspace.");
+    throw new ApiError("invalid_request", INVITE_REFUSALS.alreadyMember);
   const pending = db
     .updateTable("invites")
     .set({ cancelled_at: now })
@@ -53,10 +59,7 @@ export async function createInvite(
       .where("expires_at", ">", now)
       .executeTakeFirst();
     if (open) {
-      throw new ApiError(
-        "invalid_request",
-        "email: already invited to this workspace; cancel the pending invite to send a new one.",
-      );
+      throw new ApiError("invalid_request", INVITE_REFUSALS.alreadyInvited);
     }
   }
   const token = newSecret();

@@ -51,5 +51,7 @@ export const enForms = {
   fieldReason_notEmail: "not an email address",
   fieldReason_notOffered: "not one of the choices offered",
   fieldReason_unstorable: "holds a character that cannot be saved",
+  fieldReason_alreadyMember: "already a member of this workspace",
+  fieldReason_alreadyInvited: "already invited; cancel the pending invite to send a new one",
   fieldReason_invalid: "not valid",
 } satisfies Record<`field_${FormField}` | `fieldReason_${FieldReason}`, string>;

@@ -51,5 +51,8 @@ export const frForms = {
   fieldReason_notEmail: "ce n'est pas une adresse courriel",
   fieldReason_notOffered: "ce n'est pas l'un des choix proposés",
   fieldReason_unstorable: "contient un caractère qui ne peut pas être enregistré",
+  fieldReason_alreadyMember: "déjà membre de cet espace de travail",
+  fieldReason_alreadyInvited:
+    "déjà invitée\u00a0; annulez l'invitation en attente pour en envoyer une nouvelle",
   fieldReason_invalid: "non valide",
 } satisfies Record<keyof typeof enForms, string>;

@@ -4,7 +4,7 @@ import { readCreditHistory } from "../../../shared/credits/history.ts";
 import { isApiError } from "../../../shared/errors.ts";
 import type { ReturnOutcome } from "../../../shared/payments/payments.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
-import { checkoutForm, parseForm } from "../forms.ts";
+import { checkoutForm, formError, parseForm } from "../forms.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { translator } from "../i18n.ts";
 import { PAGE_HEADERS, type PageContext } from "../layout.ts";
@@ -81,7 +81,8 @@ const creditRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { serv
       });
     } catch (error) {
       if (isApiError(error) && error.code === "invalid_request") {
-        throw new PageError(400, "invalidInput", { detail: error.message });
+        // The one such refusal: no pack of that size is on sale.
+        throw formError([{ field: "pack", reason: "notOffered" }]);
       }
       request.log.error({ err: error }, "could not create a Stripe Checkout Session");
       throw new PageError(502, "stripeUnavailable");

@@ -1,11 +1,17 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import { cancelInvite, createInvite, listPendingInvites } from "../../../shared/accounts/invites.ts";
+import {
+  cancelInvite,
+  createInvite,
+  INVITE_REFUSALS,
+  listPendingInvites,
+} from "../../../shared/accounts/invites.ts";
+import { isApiError } from "../../../shared/errors.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import { RateLimitStoreError } from "../../../shared/rate-limits.ts";
 import { listActiveMembers, removeMember } from "../../../shared/workspaces/members.ts";
 import type { Services } from "../../services.ts";
 import { sendAccountMail } from "../account-mail.ts";
-import { inviteForm, parseForm } from "../forms.ts";
+import { formError, inviteForm, parseForm } from "../forms.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, inviteUrl, workspacePath } from "../paths.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
@@ -78,6 +84,14 @@ export const memberInviteRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async
     const invite = await createInvite(db, membership.workspace_id, {
       ...form,
       invitedBy: membership.member_id,
+    }).catch((error: unknown) => {
+      // The refusals a member can correct, in their language (the domain's message is the API's English).
+      const refusal = Object.entries(INVITE_REFUSALS).find(
+        ([, message]) => isApiError(error) && error.message === message,
+      );
+      throw refusal
+        ? formError([{ field: "email", reason: refusal[0] as keyof typeof INVITE_REFUSALS }])
+        : error;
     });
     const link = inviteUrl(services.config.publicUrl, invite.token);
     // With mail, the link goes to the invited mailbox only: the page never shows it. A mail that

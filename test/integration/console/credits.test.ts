@@ -83,7 +83,7 @@ describe("the Credits page with Stripe", () => {
     // A pack that is not on sale is a form error, not a session.
     const wrong = await buy(browser, ws.workspaceId, "300");
     expect(wrong.statusCode).toBe(400);
-    expect(wrong.body).toContain("no pack of 300 credits");
+    expect(wrong.body).toContain("credit pack: not one of the choices offered");
   });
 
   it("the return page credits a paid session at once, and the history adds up to the balance", async () => {

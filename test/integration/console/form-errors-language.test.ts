@@ -138,6 +138,28 @@ describe("a malformed console form", () => {
       expect(answer.body, what).toContain(french);
       expect(messageOf(answer.body), what).not.toMatch(ENGLISH);
     }
+    // What the invite itself refuses: an address already a member, one already invited.
+    const members = `${base}/members`;
+    const own = await browser.submit(members, `${members}/invite`, {
+      email: `forms-${base.split("/").at(-1)?.slice(0, 8)}@agency.test`,
+      name: "",
+    });
+    expect(own.status).toBe(400);
+    expect(own.body).toContain("adresse courriel\u00a0: déjà membre de cet espace de travail");
+    const first = await browser.submit(members, `${members}/invite`, {
+      email: "nouveau@agency.test",
+      name: "",
+    });
+    expect(first.status).toBeLessThan(400);
+    const again = await browser.submit(members, `${members}/invite`, {
+      email: "nouveau@agency.test",
+      name: "",
+    });
+    expect(again.status).toBe(400);
+    expect(again.body).toContain(
+      "adresse courriel\u00a0: déjà invitée\u00a0; annulez l&#39;invitation en attente",
+    );
+    expect(messageOf(again.body)).not.toMatch(ENGLISH);
     // A lead marked with a status the form does not offer: the lead page again, in French.
     const [leadId] = await seedLeads(harness.database.db, base.split("/").at(-1) ?? "", [
       { place_id: `forms-${base.slice(-8)}` },
