@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { cancelInvite, createInvite } from "../../shared/accounts/invites.ts";
 import { createPasswordReset } from "../../shared/accounts/password-resets.ts";
-import { MAX_CREDIT_CAP, readSpendingByKey } from "../../shared/credits/caps.ts";
+import { MAX_CREDIT_CAP, withSpending } from "../../shared/credits/caps.ts";
 import { MAX_PURCHASE_CREDITS, purchaseCredits } from "../../shared/credits/ledger.ts";
 import type { Workspace } from "../../shared/db/schema.ts";
 import { ApiError } from "../../shared/errors.ts";
@@ -217,13 +217,7 @@ const memberRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
 
 /** A workspace's keys, each with what it has spent today (UTC) and in all. */
 async function listApiKeysWithSpending(db: Services["db"], workspaceId: string) {
-  const keys = await listApiKeys(db, workspaceId);
-  const spending = await readSpendingByKey(
-    db,
-    "api_key",
-    keys.map((key) => key.id),
-  );
-  return keys.map((key) => ({ ...key, ...(spending.get(key.id) ?? { spent_today: 0, spent_total: 0 }) }));
+  return withSpending(db, "api_key", await listApiKeys(db, workspaceId), (key) => key.id);
 }
 
 /** API keys: create (the secret shown once), list, revoke, set spending caps. */
@@ -313,17 +307,13 @@ const apiKeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, 
 
 /** A workspace's live OAuth grants, each with what it has spent today (UTC) and in all. */
 async function listGrantsWithSpending(db: Services["db"], workspaceId: string) {
-  const grants = await listWorkspaceGrants(db, workspaceId);
-  const spending = await readSpendingByKey(
+  const grants = await withSpending(
     db,
     "oauth_grant",
-    grants.map((grant) => grant.id),
+    await listWorkspaceGrants(db, workspaceId),
+    (grant) => grant.id,
   );
-  return grants.map((grant) => ({
-    ...grant,
-    approved_at: grant.approved_at.toISOString(),
-    ...(spending.get(grant.id) ?? { spent_today: 0, spent_total: 0 }),
-  }));
+  return grants.map((grant) => ({ ...grant, approved_at: grant.approved_at.toISOString() }));
 }
 
 /** OAuth grants (connected apps): listed with their spending, and their spending caps set. */

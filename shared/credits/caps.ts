@@ -93,6 +93,17 @@ export async function readSpendingByKey(
   return spending;
 }
 
+/** Each key (or grant) with what it has spent today (UTC) and in all, beside its own fields. */
+export async function withSpending<Row>(
+  db: Db,
+  kind: Spender["kind"],
+  rows: readonly Row[],
+  idOf: (row: Row) => string,
+): Promise<(Row & Spending)[]> {
+  const spending = await readSpendingByKey(db, kind, rows.map(idOf));
+  return rows.map((row) => ({ ...row, ...(spending.get(idOf(row)) ?? { spent_today: 0, spent_total: 0 }) }));
+}
+
 /** Where a key or grant stands against its caps: what each still allows, and when the daily one resets. */
 export interface CapStanding {
   daily: { cap: number; spent_today: number; remaining: number; resets_at: Date } | null;

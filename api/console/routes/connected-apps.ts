@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { readSpendingByKey } from "../../../shared/credits/caps.ts";
+import { readSpendingByKey, withSpending } from "../../../shared/credits/caps.ts";
 import type { Db } from "../../../shared/db/database.ts";
 import {
   findConnectedApp,
@@ -22,16 +22,7 @@ const APPS_PATH = `${CONSOLE_PREFIX}/account/apps`;
 
 /** This account's live grants, each with what it spent today (UTC) and in all. */
 async function appRows(db: Db, accountId: string): Promise<ConnectedAppRow[]> {
-  const apps = await listConnectedApps(db, accountId);
-  const spending = await readSpendingByKey(
-    db,
-    "oauth_grant",
-    apps.map((app) => app.grant_id),
-  );
-  return apps.map((app) => ({
-    ...app,
-    ...(spending.get(app.grant_id) ?? { spent_today: 0, spent_total: 0 }),
-  }));
+  return withSpending(db, "oauth_grant", await listConnectedApps(db, accountId), (app) => app.grant_id);
 }
 
 /** The OAuth grants this person approved, across their workspaces: listed, capped and revoked here. */

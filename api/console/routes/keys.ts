@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { readSpendingByKey } from "../../../shared/credits/caps.ts";
+import { withSpending } from "../../../shared/credits/caps.ts";
 import type { Db } from "../../../shared/db/database.ts";
 import {
   createApiKey,
@@ -18,13 +18,7 @@ import { idParam, membershipOf, noticeOf, redirectWithFlash, takeFlash } from ".
 
 /** The workspace's keys, each with what it spent today (UTC) and in all. */
 async function keyRows(db: Db, workspaceId: string): Promise<KeyRow[]> {
-  const keys = await listApiKeys(db, workspaceId);
-  const spending = await readSpendingByKey(
-    db,
-    "api_key",
-    keys.map((key) => key.id),
-  );
-  return keys.map((key) => ({ ...key, ...(spending.get(key.id) ?? { spent_today: 0, spent_total: 0 }) }));
+  return withSpending(db, "api_key", await listApiKeys(db, workspaceId), (key) => key.id);
 }
 
 /** A live key of this workspace with its spending, or a 404 page. */
