@@ -29,6 +29,14 @@ export function asciiHostOf(host: string): string {
   return domainToASCII(lowered) || lowered;
 }
 
+/** An address in the one form entries are stored and matched in: lower-cased, its domain by asciiHostOf. */
+export function asciiEmailOf(email: string): string {
+  const at = email.lastIndexOf("@");
+  return at < 0
+    ? email.toLowerCase()
+    : `${email.slice(0, at).toLowerCase()}@${asciiHostOf(email.slice(at + 1))}`;
+}
+
 /**
  * A domain as typed: `acme.ca`, `@acme.ca`, `*.acme.ca`, `www.acme.ca`,
  * `https://www.acme.ca/contact` all mean acme.ca (see registrableDomainOf); `café.ca` typed in
@@ -60,11 +68,7 @@ export const suppressionDomainSchema = z
 
 /** An address on an IDN domain (`info@café.ca`) is stored with the domain's ASCII form. */
 const suppressionEmailSchema = z.preprocess(
-  (email) => {
-    if (typeof email !== "string") return email;
-    const at = email.lastIndexOf("@");
-    return at < 0 ? email : `${email.slice(0, at)}@${asciiHostOf(email.slice(at + 1))}`;
-  },
+  (email) => (typeof email === "string" && email.includes("@") ? asciiEmailOf(email) : email),
   z
     .email("must be an email address")
     .max(254)

@@ -3,7 +3,7 @@ import type { Db } from "../db/database.ts";
 import type { Database, SuppressionKind } from "../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import { memberEmail } from "../workspaces/members.ts";
-import { asciiHostOf, type SuppressionRequest } from "./schemas.ts";
+import { asciiEmailOf, asciiHostOf, type SuppressionRequest } from "./schemas.ts";
 
 /**
  * The `suppressions` table: per workspace, the email addresses, domains and places that must not
@@ -40,8 +40,10 @@ interface SuppressionSubject {
 export const OPERATOR = "operator";
 
 function entryOf(request: SuppressionRequest): { kind: SuppressionKind; value: string } {
-  if (request.email !== undefined) return { kind: "email", value: request.email };
-  if (request.domain !== undefined) return { kind: "domain", value: request.domain };
+  // Stored in the form they are matched in, whoever built the request (a lead's "Do not contact"
+  // takes the address the audit found, as the site wrote it: `Info@Café.ca`).
+  if (request.email !== undefined) return { kind: "email", value: asciiEmailOf(request.email) };
+  if (request.domain !== undefined) return { kind: "domain", value: asciiHostOf(request.domain) };
   if (request.place_id !== undefined) return { kind: "place", value: request.place_id };
   throw new ApiError("invalid_request", "body: give exactly one of email, domain or place_id.");
 }
@@ -335,10 +337,8 @@ function keysOf(subject: SuppressionSubject): { place: string; email: string | n
   const domains: string[] = [];
   let email: string | null = null;
   if (subject.email !== null) {
-    const at = subject.email.lastIndexOf("@");
-    const host = asciiHostOf(subject.email.slice(at + 1));
-    email = at < 0 ? subject.email.toLowerCase() : `${subject.email.slice(0, at).toLowerCase()}@${host}`;
-    domains.push(...parentDomainsOf(host));
+    email = asciiEmailOf(subject.email);
+    domains.push(...parentDomainsOf(asciiHostOf(subject.email.slice(subject.email.lastIndexOf("@") + 1))));
   }
   const website = hostOf(subject.website);
   if (website !== null) domains.push(...parentDomainsOf(asciiHostOf(website)));

@@ -4,6 +4,7 @@
  * a lead whose page refuses solicitation, the CSV export's status and latest draft, and refusals of a
  * listed business (single or bulk draft) that say who listed it, when and why.
  */
+import { domainToASCII } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import { adminRequest, createWorkspace, startTestApp, type TestApp } from "../../support/app.ts";
@@ -245,6 +246,41 @@ describe("lawful outreach in the console", () => {
       .where("workspace_id", "=", workspace.workspaceId)
       .execute();
     expect(drafts).toHaveLength(0);
+  });
+
+  it("stores a lead's address on an IDN domain as it is matched: its other leads at that address read skipped", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "idn-dnc@agency.test");
+    const tag = workspace.workspaceId.slice(0, 8);
+    const address = `Info@Café-${tag}.ca`;
+    const leadIds = await seedLeads(harness.database.db, workspace.workspaceId, [
+      { place_id: `idn-a-${tag}`, website: `https://idn-a-${tag}.ca/` },
+      { place_id: `idn-b-${tag}`, website: `https://idn-b-${tag}.ca/` },
+    ]);
+    for (const placeId of [`idn-a-${tag}`, `idn-b-${tag}`]) {
+      await saveAudit(harness.database.db, {
+        place_id: placeId,
+        url: `https://${placeId}.ca/`,
+        outcome: "ok",
+        failure: null,
+        signals: { ...RICH_SIGNALS, email: address, email_status: "deliverable" },
+        evidence: RICH_EVIDENCE,
+        audited_at: new Date(),
+      });
+    }
+    const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadIds[0]}`;
+    expect((await browser.submit(leadPath, `${leadPath}/do-not-contact`, { reason: "" })).statusCode).toBe(
+      303,
+    );
+    const stored = await harness.database.db
+      .selectFrom("suppressions")
+      .select("value")
+      .where("workspace_id", "=", workspace.workspaceId)
+      .where("kind", "=", "email")
+      .execute();
+    expect(stored).toEqual([{ value: `info@${domainToASCII(`café-${tag}.ca`)}` }]);
+    const other = await browser.get(`/app/w/${workspace.workspaceId}/leads/${leadIds[1]}`);
+    expect(other.body).toContain(`<dd id="lead-status">Skipped</dd>`);
   });
 
   it("keeps a refused entry in the form with the reason beside it, on the list's own page", async () => {
