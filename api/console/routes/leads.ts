@@ -16,11 +16,7 @@ import { exportLeadsOperation } from "../../../shared/operations/export-leads.ts
 import { getLeadWithEvidenceOperation } from "../../../shared/operations/get-lead.ts";
 import { markLeadOperation } from "../../../shared/operations/mark-lead.ts";
 import { invoke } from "../../../shared/operations/operation.ts";
-import {
-  findMatchingSuppression,
-  OPERATOR,
-  type SuppressionEntry,
-} from "../../../shared/suppressions/suppressions.ts";
+import { findMatchingSuppression } from "../../../shared/suppressions/suppressions.ts";
 import { requireWorkspace } from "../../../shared/workspaces/workspaces.ts";
 import { bulkDraftForm, draftForm, formError, markForm, parseForm } from "../forms.ts";
 import type { MessageKey, Translator } from "../i18n.ts";
@@ -28,7 +24,7 @@ import { PageError } from "../page-error.ts";
 import { workspacePath } from "../paths.ts";
 import { pageMessageOf } from "../renderer.ts";
 import type { ConsoleRouteOptions } from "../route-options.ts";
-import { type BulkDraftLine, leadPage, leadsPage } from "../views/leads.ts";
+import { type BulkDraftLine, leadPage, leadsPage, whoSuppressed } from "../views/leads.ts";
 import { callerOf, idParam, membershipOf, noticeOf } from "../workspace-scope.ts";
 
 /** What a lead is matched against the do-not-contact list by. */
@@ -37,16 +33,6 @@ const suppressionSubjectOf = (lead: LeadWithEvidence) => ({
   website: lead.website,
   email: lead.email,
 });
-
-/** A refusal for a listed business says who listed it and when (the agency itself, or the operator), and why if given. */
-function whoSuppressed(t: Translator, entry: SuppressionEntry): string {
-  const date = t.date(entry.created_at);
-  const who =
-    entry.added_by === OPERATOR
-      ? t.t("draftRefusedByOperator", { date })
-      : t.t("draftRefusedByMember", { who: entry.added_by, date });
-  return entry.reason ? `${who} ${t.t("suppressionReasonGiven", { reason: entry.reason })}` : who;
-}
 
 /** Why a draft was refused, in the member's words (the API's messages are English). */
 const DRAFT_REFUSALS: Partial<Record<ErrorCode, MessageKey>> = {
@@ -192,12 +178,15 @@ const leadRoutes: FastifyPluginAsync<ConsoleRouteOptions> = async (app, { servic
     if (!lead) throw new PageError(404, "notFound");
     const workspace = await requireWorkspace(db, workspace_id);
     const drafts = await listDraftsOfLead(db, workspace_id, leadId);
+    // A listed business's page says so at once (who listed it, when, why) and offers no draft.
+    const suppression = await findMatchingSuppression(db, workspace_id, suppressionSubjectOf(lead));
     return reply.render(
       (context) =>
         leadPage(context, {
           workspaceId: workspace_id,
           lead,
           drafts,
+          suppression,
           language: workspace.language,
           info: noticeOf(request, context),
           error: outcome.error?.(context.t),

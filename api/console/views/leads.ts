@@ -1,6 +1,7 @@
 import type { LeadWithEvidence } from "../../../shared/console/workspace-views.ts";
 import type { OutreachStatus } from "../../../shared/db/schema.ts";
 import type { StoredDraft } from "../../../shared/drafting/drafts.ts";
+import { OPERATOR, type SuppressionEntry } from "../../../shared/suppressions/suppressions.ts";
 import { html, type Interpolation, type SafeHtml } from "../html.ts";
 import type { Translator } from "../i18n.ts";
 import { csrfField, layout, notice, type PageContext } from "../layout.ts";
@@ -124,6 +125,16 @@ ${cell(t.t("score"), opportunityCell(t, lead.opportunity))}${cell(t.t("flags"), 
   );
 }
 
+/** A listed business: who listed it (the agency itself, or the operator) and when, and why if given. */
+export function whoSuppressed(t: Translator, entry: SuppressionEntry): string {
+  const date = t.date(entry.created_at);
+  const who =
+    entry.added_by === OPERATOR
+      ? t.t("draftRefusedByOperator", { date })
+      : t.t("draftRefusedByMember", { who: entry.added_by, date });
+  return entry.reason ? `${who} ${t.t("suppressionReasonGiven", { reason: entry.reason })}` : who;
+}
+
 /** Why drafting this lead deserves a second thought: no address, one that bounces, a refusal of solicitation. */
 function draftWarnings(t: Translator, lead: LeadWithEvidence): string[] {
   const warnings: string[] = [];
@@ -227,25 +238,30 @@ export function leadPage(
     workspaceId: string;
     lead: LeadWithEvidence;
     drafts: StoredDraft[];
+    /** The do-not-contact entry the business matches: then no draft and no "Do not contact" are offered. */
+    suppression: SuppressionEntry | null;
     language: string;
     info?: string;
     error?: string;
   },
 ): string {
   const { t } = context;
-  const { lead } = input;
+  const { lead, suppression } = input;
   const [latest, ...earlier] = input.drafts;
+  const listed = suppression === null ? "" : whoSuppressed(t, suppression);
+  // A refused draft of a listed business says what the listing notice already says: once is enough.
+  const error = input.error === listed ? undefined : input.error;
   return layout(
     { ...context, tab: "leads" },
     lead.name,
     html`<p><a href="${workspacePath(input.workspaceId, "leads")}">${t.t("backToLeads")}</a></p>
-${notice("ok", input.info)}${notice("error", input.error)}${lead.email_source?.solicitation_refused ? html`<div class="alert error" role="alert">${t.t("solicitationRefused")}</div>` : ""}
+${notice("ok", input.info)}${notice("error", error)}${listed ? html`<div class="alert error" role="alert" id="lead-suppressed">${listed}</div>` : ""}${lead.email_source?.solicitation_refused ? html`<div class="alert error" role="alert">${t.t("solicitationRefused")}</div>` : ""}
 ${latestDraftSection(context, lead, latest)}
 ${leadFactsSection(context, lead)}
 ${opportunityBlock(t, lead.opportunity)}
-${draftFormSection(context, input.workspaceId, lead, input.language)}
+${suppression === null ? draftFormSection(context, input.workspaceId, lead, input.language) : ""}
 ${markSection(context, input.workspaceId, lead)}
-${doNotContactSection(context, input.workspaceId, lead)}
+${suppression === null ? doNotContactSection(context, input.workspaceId, lead) : ""}
 ${latest === undefined ? html`<h2>${t.t("drafts")}</h2><p class="card empty">${t.t("noDrafts")}</p>` : earlierDraftsSection(context, earlier)}`,
   );
 }

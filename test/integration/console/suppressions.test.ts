@@ -174,6 +174,47 @@ describe("lawful outreach in the console", () => {
     expect((await browser.get(leadPath)).body).toContain(`<dd id="lead-status">Écarté</dd>`);
   });
 
+  it("says on a listed lead's page at once who listed it and when, and offers neither drafting nor 'Do not contact', in English and in French", async () => {
+    const workspace = await createWorkspace(harness.app);
+    const browser = await signedUpMember(harness.app, workspace.workspaceId, "listed-page@agency.test");
+    const placeId = `lp-${workspace.workspaceId.slice(0, 8)}`;
+    const leadId = await leadWithAddress(workspace.workspaceId, placeId, false);
+    const leadPath = `/app/w/${workspace.workspaceId}/leads/${leadId}`;
+    // Before it is listed, the page offers both.
+    const open = await browser.get(leadPath);
+    expect(open.body).toContain(`action="${leadPath}/draft"`);
+    expect(open.body).toContain(`action="${leadPath}/do-not-contact"`);
+    const list = `/app/w/${workspace.workspaceId}/suppressions`;
+    const added = await browser.submit(list, list, { value: `${placeId}.ca`, reason: "asked by phone" });
+    expect(added.statusCode).toBe(303);
+
+    const english = await browser.get(leadPath);
+    expect(english.statusCode).toBe(200);
+    expect(english.body).toContain(`<dd id="lead-status">Skipped</dd>`);
+    expect(english.body).toContain(
+      "listed-page@agency.test of your agency put this business on the do-not-contact list on ",
+    );
+    expect(english.body).toContain("no draft, nothing charged. Reason given: asked by phone");
+    expect(english.body).not.toContain(`action="${leadPath}/draft"`);
+    expect(english.body).not.toContain(`action="${leadPath}/do-not-contact"`);
+    expect(english.body).not.toContain("Write a draft (1 credit)");
+
+    await browser.submit("/app/account", "/app/account/profile", { name: "Camille Martin", language: "fr" });
+    const french = await browser.get(leadPath);
+    expect(french.body).toContain(`<dd id="lead-status">Écarté</dd>`);
+    expect(french.body).toContain(
+      "listed-page@agency.test, de votre agence, a mis cette entreprise sur la liste «\u00a0Ne pas contacter\u00a0» le ",
+    );
+    expect(french.body).toContain("Motif indiqué\u00a0: asked by phone");
+    expect(french.body).not.toContain(`action="${leadPath}/draft"`);
+    expect(french.body).not.toContain(`action="${leadPath}/do-not-contact"`);
+
+    // Drafting it anyway (a stale page) is still refused, with those words said once.
+    const refused = await browser.submit(leadPath, `${leadPath}/draft`, { locale: "fr" });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body.split("de votre agence, a mis cette entreprise")).toHaveLength(2);
+  });
+
   it("words a refusal for a business the operator listed as the operator's doing", async () => {
     const workspace = await createWorkspace(harness.app);
     const browser = await signedUpMember(harness.app, workspace.workspaceId, "operator-listed@agency.test");
