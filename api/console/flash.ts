@@ -1,18 +1,20 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { languageSchema } from "../../shared/languages.ts";
 import { searchRequestSchema, searchResponseSchema } from "../../shared/search/schemas.ts";
 import { hashSecret } from "../../shared/secrets.ts";
 
 /**
  * What a form's answer shows once after its redirect (POST, 303, GET): the page a reload brings
- * back never repeats the action. A new key or invite link is taken (shown once); a search's
+ * back never repeats the action. Before sign-in it is kept for the browser's pre-session cookie. A new key or invite link is taken (shown once); a search's
  * results can be read again until they expire.
  */
 const flashSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("key_created"), name: z.string(), key: z.string() }),
   z.object({ kind: z.literal("invite_created"), email: z.string(), url: z.string() }),
   z.object({ kind: z.literal("invite_mailed"), email: z.string() }),
+  z.object({ kind: z.literal("sign_up_sent"), email: z.string(), language: languageSchema }),
   z.object({
     kind: z.literal("search"),
     request: searchRequestSchema,

@@ -50,7 +50,7 @@ const consoleRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { 
   }
   for (const routes of [workspacesRoutes, accountRoutes]) await app.register(routes, { services, flash });
   // Self-serve sign-up exists only when the operator opened it (SIGNUP=open, with mail).
-  if (config.signUp === "open") await app.register(signUpRoutes, { services });
+  if (config.signUp === "open") await app.register(signUpRoutes, { services, flash });
   await app.register(
     async (workspace) => {
       await workspace.register(workspaceScope, { db });

@@ -101,14 +101,20 @@ export default fp<{ db: Db; secureCookies: boolean }>(
     app.addHook("preHandler", async (request) => {
       if (request.method !== "POST") return;
       const sent = parseForm(csrfForm, request.body).csrf_token;
-      const secret = request.consoleSession
-        ? request.consoleSession.token
-        : request.cookies[PRE_SESSION_COOKIE];
+      const secret = browserSecretOf(request);
       if (!secret || !safeEqual(csrfTokenFor(secret), sent)) throw new PageError(403, "formExpired");
     });
   },
   { name: "console-session" },
 );
+
+/**
+ * What this browser's forms are bound to: its session once signed in, else its pre-session
+ * cookie (also what keeps a flash of a form sent before sign-in to this browser).
+ */
+export function browserSecretOf(request: FastifyRequest): string | undefined {
+  return request.consoleSession ? request.consoleSession.token : request.cookies[PRE_SESSION_COOKIE];
+}
 
 /** A page for signed-in people only; others go to sign-in and come back. */
 export function requireSession(request: FastifyRequest, reply: FastifyReply): SignedInAccount | null {

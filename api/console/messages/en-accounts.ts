@@ -106,6 +106,8 @@ export const enAccounts = {
   signUp: "Sign up",
   signUpSent:
     "Check your mailbox: a link is on its way to {email}. Your account and workspace are created when you open it (within 24 hours).",
+  signUpSentNoAddress:
+    "Check your mailbox: a link is on its way to the address you gave. Your account and workspace are created when you open it (within 24 hours).",
   disposableAddress: "Use a lasting address: throwaway mail providers are not accepted.",
   signUpInvalid: "This sign-up link is unknown, used or expired. Sign up again.",
   confirmSignUpTitle: "Confirm your sign-up",

@@ -114,6 +114,8 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   signUp: "S'inscrire",
   signUpSent:
     "Consultez votre boîte de réception\u00a0: un lien est en route vers {email}. Votre compte et votre espace sont créés quand vous l'ouvrez (dans les 24 heures).",
+  signUpSentNoAddress:
+    "Consultez votre boîte de réception\u00a0: un lien est en route vers l'adresse indiquée. Votre compte et votre espace sont créés quand vous l'ouvrez (dans les 24 heures).",
   disposableAddress:
     "Utilisez une adresse durable\u00a0: les services de courriel jetable ne sont pas acceptés.",
   signUpInvalid: "Ce lien d'inscription est inconnu, déjà utilisé ou expiré. Inscrivez-vous de nouveau.",

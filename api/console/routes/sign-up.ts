@@ -1,22 +1,32 @@
 import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
 import { confirmSignUp, findOpenSignUp, requestSignUp } from "../../../shared/accounts/sign-ups.ts";
 import { accountMail } from "../../../shared/mail/account-mail.ts";
 import type { Services } from "../../services.ts";
 import { spendAccountMail } from "../account-mail.ts";
+import type { FlashStore } from "../flash.ts";
 import { parseForm, signUpConfirmForm, signUpForm } from "../forms.ts";
+import { translator } from "../i18n.ts";
 import { PageError } from "../page-error.ts";
 import { CONSOLE_PREFIX, linkTokenOf, signUpConfirmUrl, workspacePath } from "../paths.ts";
 import { REFUSAL_MESSAGES, refusalOf } from "../refusals.ts";
 import { translatorOf } from "../renderer.ts";
-import { confirmSignUpPage, signUpPage } from "../views/sign-up.ts";
+import { browserSecretOf } from "../session.ts";
+import { confirmSignUpPage, signUpPage, signUpSentPage } from "../views/sign-up.ts";
+
+const sentQuery = z.object({ flash: z.string().optional() }).catch({});
 
 /**
  * Self-serve sign-up (`SIGNUP=open`, which needs SMTP_URL): the form creates nothing but a
  * request; the account (with the password chosen there) and its workspace (10 free credits, free
  * trial) exist once the mailed link is opened. Limited per client address (an IPv6 client by its
  * /64); throwaway addresses refused; one account per mailbox (an alias is answered as its owner).
+ * The form is answered like every other: POST, 303, GET (a reload of the page sends nothing again).
  */
-const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+const signUpRoutes: FastifyPluginAsync<{ services: Services; flash: FlashStore }> = async (
+  app,
+  { services, flash },
+) => {
   const { db, config } = services;
 
   app.get("/sign-up", async (request, reply) => {
@@ -65,7 +75,26 @@ const signUpRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { s
             link: `${config.publicUrl}${CONSOLE_PREFIX}/sign-in`,
           }),
     );
-    return reply.render((context) => signUpPage(context, { sentTo: form.email }));
+    // The same work for a new address and one with an account: one flash kept for this browser
+    // (the address, shown on the next page only to it), one redirect.
+    const secret = browserSecretOf(request);
+    const sent = { kind: "sign_up_sent", email: form.email, language } as const;
+    const id = secret === undefined ? null : await flash.put(secret, sent);
+    return reply.redirect(`${CONSOLE_PREFIX}/sign-up/sent${id === null ? "" : `?flash=${id}`}`, 303);
+  });
+
+  // Read, not taken: a reload shows the same page. Without the flash (expired, another browser),
+  // the page says the same without the address.
+  app.get("/sign-up/sent", async (request, reply) => {
+    const id = sentQuery.parse(request.query).flash;
+    const secret = browserSecretOf(request);
+    const shown = id && secret ? await flash.read(secret, id, { take: false }) : null;
+    const sent = shown?.kind === "sign_up_sent" ? shown : null;
+    return reply.render((context) =>
+      sent === null
+        ? signUpSentPage(context, undefined)
+        : signUpSentPage({ ...context, t: translator(sent.language) }, sent.email),
+    );
   });
 
   app.get("/sign-up/confirm", async (request, reply) => {

@@ -11,18 +11,13 @@ export interface SignUpValues {
 }
 
 /** Self-serve sign-up: name, address and the agency's name; the password is chosen on the mailed link's page. */
-export function signUpPage(
-  context: PageContext,
-  input: { values?: SignUpValues; error?: string; sentTo?: string },
-): string {
+export function signUpPage(context: PageContext, input: { values?: SignUpValues; error?: string }): string {
   const { t } = context;
   const values = input.values ?? {};
   return layout(
     context,
     t.t("signUpTitle"),
-    input.sentTo
-      ? html`${notice("ok", t.t("signUpSent", { email: input.sentTo }))}<p><a href="${CONSOLE_PREFIX}/sign-in">${t.t("signIn")}</a></p>`
-      : html`${notice("error", input.error)}
+    html`${notice("error", input.error)}
 <p class="muted">${t.t("signUpIntro")}</p>
 <div class="card"><form class="stack" method="post" action="${CONSOLE_PREFIX}/sign-up">${csrfField(context)}
 ${field("name", t.t("yourName"), html`<input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${values.name ?? ""}">`)}
@@ -31,6 +26,18 @@ ${field("agency-name", t.t("agencyName"), html`<input type="text" id="agency-nam
 ${field("language", t.t("consoleLanguage"), html`<select id="language" name="language">${languageOptions(t, t.language)}</select>`)}
 <div><button type="submit" class="primary">${t.t("signUp")}</button></div></form></div>
 <p><a href="${CONSOLE_PREFIX}/sign-in">${t.t("signIn")}</a></p>`,
+    { narrow: true },
+  );
+}
+
+/** After the form (POST, 303, here): where the link went, the same whether the address has an account or not. */
+export function signUpSentPage(context: PageContext, email: string | undefined): string {
+  const { t } = context;
+  const words = email === undefined ? t.t("signUpSentNoAddress") : t.t("signUpSent", { email });
+  return layout(
+    context,
+    t.t("signUpTitle"),
+    html`${notice("ok", words)}<p><a href="${CONSOLE_PREFIX}/sign-in">${t.t("signIn")}</a></p>`,
     { narrow: true },
   );
 }

@@ -28,12 +28,16 @@ afterAll(async () => {
 
 const db = () => t.database.db;
 
-function signUp(email: string, agency = "Farm agency") {
-  return new HttpConsoleBrowser(t.baseUrl).submit("/app/sign-up", "/app/sign-up", {
+/** Signs up as a browser does: the form's POST answers 303, and the page it leads to is read. */
+async function signUp(email: string, agency = "Farm agency") {
+  const browser = new HttpConsoleBrowser(t.baseUrl);
+  const answer = await browser.submit("/app/sign-up", "/app/sign-up", {
     name: "Sam Farmer",
     email,
     agency_name: agency,
   });
+  expect(answer.status, answer.body.slice(0, 500)).toBe(303);
+  return browser.get(answer.location ?? "");
 }
 
 /** Signs up and confirms through the mailed link, choosing `password` there. */
@@ -65,6 +69,42 @@ const counts = async () => ({
         .executeTakeFirstOrThrow()
     ).n,
   ),
+});
+
+describe("the sign-up form is answered like every console form: POST, 303, GET", () => {
+  it("leads to a page that says where the link went, in the visitor's language; a reload sends nothing again", async () => {
+    for (const [language, words] of [
+      ["en", "Check your mailbox: a link is on its way to "],
+      ["fr", "Consultez votre boîte de réception\u00a0: un lien est en route vers "],
+    ] as const) {
+      const email = `reload-${language}@reload-agency.test`;
+      const browser = new HttpConsoleBrowser(t.baseUrl);
+      const posted = await browser.submit("/app/sign-up", "/app/sign-up", {
+        name: "Sam Reload",
+        email,
+        agency_name: `Reload ${language}`,
+        language,
+      });
+      expect(posted.status, posted.body.slice(0, 300)).toBe(303);
+      const location = posted.location ?? "";
+      expect(location).toMatch(/^\/app\/sign-up\/sent\?flash=/);
+      const page = await browser.get(location);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(`${words}${email}`);
+      expect(page.body).toContain(`<html lang="${language}"`);
+      // A reload reads the same page and posts nothing: one mail, one pending sign-up.
+      const reload = await browser.get(location);
+      expect(reload.body).toContain(`${words}${email}`);
+      expect((await sink.next(email)).to).toContain(email);
+      expect(
+        await db().selectFrom("sign_ups").select("id").where("email", "=", email).execute(),
+      ).toHaveLength(1);
+      // Another browser with the address of this page learns nothing from it.
+      const other = await new HttpConsoleBrowser(t.baseUrl).get(location);
+      expect(other.status).toBe(200);
+      expect(other.body).not.toContain(email);
+    }
+  });
 });
 
 describe("item 6: the password is chosen at confirmation, by whoever reads the mailbox", () => {
@@ -112,7 +152,14 @@ describe("item 5: sign-up and forgot-password do the same work whatever the answ
         const answers: string[] = [];
         for (const email of ["known@timing-agency.test", `new-${path.length}@timing-agency.test`]) {
           const before = sink.mails.filter((mail) => mail.to.includes(email)).length;
-          const answer = await new HttpConsoleBrowser(t.baseUrl).submit(path, path, fields(email));
+          const browser = new HttpConsoleBrowser(t.baseUrl);
+          let answer = await browser.submit(path, path, fields(email));
+          if (path === "/app/sign-up") {
+            // POST, 303, GET: the redirect and the page it leads to are the same for both addresses.
+            expect(answer.status, `${path} ${email}`).toBe(303);
+            expect(answer.location, `${path} ${email}`).toMatch(/^\/app\/sign-up\/sent\?flash=[\w-]{22}$/);
+            answer = await browser.get(answer.location ?? "");
+          }
           expect(answer.status, `${path} ${email}`).toBe(200);
           // Answered while the (slow) mail server still holds the mail, if one is sent at all.
           expect(sink.mails.filter((mail) => mail.to.includes(email)).length, `${path} ${email}`).toBe(
