@@ -130,7 +130,7 @@ export const enAccounts = {
     "Ends every draft, as anti-spam laws ask of every commercial email (a few lines at most). Until it is set, drafts show [Your postal address].",
   suppressions: "Do not contact",
   suppressionsIntro:
-    "Businesses that must not be contacted: searches never return or charge them, their leads read skipped, and no draft is written for them. An email domain covers its subdomains.",
+    "Businesses that must not be contacted: searches never return or charge them, their leads read “Skipped”, and no draft is written for them. An email domain covers its subdomains.",
   suppressionKind: "Kind",
   kindEmail: "Email address",
   kindDomain: "Domain",
@@ -142,11 +142,16 @@ export const enAccounts = {
   importHelp:
     "One entry a line: an email address, a domain or a place id, then optionally a comma and the reason. A header line is skipped.",
   importButton: "Import",
-  imported: "{added} entries added, {known} already on the list, {refused} lines refused.",
+  imported: "{added}, {known} already on the list, {refused}.",
+  importedAdded_one: "{count} entry added",
+  importedAdded_other: "{count} entries added",
+  importedRefused_one: "{count} line refused",
+  importedRefused_other: "{count} lines refused",
   noSuppressions: "Nobody is on the list.",
   searchSuppressions: "Search the list (address, domain, place id or reason)",
   noSuppressionMatches: "No entry contains “{search}”.",
-  suppressionCount: "{total} entries on the list, which holds at most {max}.",
+  suppressionCount_one: "{count} entry on the list, which holds at most {max}.",
+  suppressionCount_other: "{count} entries on the list, which holds at most {max}.",
   suppressionListFull:
     "Nothing was added: this would take the do-not-contact list past its limit (the page says how many entries it holds at most). Remove entries you no longer need, or ask the operator to raise the limit.",
   addedBy: "Added by",

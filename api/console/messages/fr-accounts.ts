@@ -138,7 +138,7 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
     "Termine chaque brouillon, comme les lois anti-pourriel l'exigent de tout courriel commercial (quelques lignes au plus). Tant qu'elle n'est pas saisie, les brouillons affichent [Votre adresse postale].",
   suppressions: "Ne pas contacter",
   suppressionsIntro:
-    "Les entreprises à ne pas contacter\u00a0: les recherches ne les renvoient ni ne les facturent, leurs prospects sont marqués ignorés et aucun brouillon n'est rédigé pour elles. Un domaine couvre ses sous-domaines.",
+    "Les entreprises à ne pas contacter\u00a0: les recherches ne les renvoient ni ne les facturent, leurs prospects sont marqués «\u00a0Écarté\u00a0» et aucun brouillon n'est rédigé pour elles. Un domaine couvre ses sous-domaines.",
   suppressionKind: "Type",
   kindEmail: "Adresse courriel",
   kindDomain: "Domaine",
@@ -150,11 +150,16 @@ export const frAccounts: Record<keyof typeof enAccounts, string> = {
   importHelp:
     "Une entrée par ligne\u00a0: une adresse courriel, un domaine ou un identifiant de lieu, puis, au besoin, une virgule et le motif. Une ligne d'en-tête est ignorée.",
   importButton: "Importer",
-  imported: "{added} entrées ajoutées, {known} déjà sur la liste, {refused} lignes refusées.",
+  imported: "{added}, {known} déjà sur la liste, {refused}.",
+  importedAdded_one: "{count} entrée ajoutée",
+  importedAdded_other: "{count} entrées ajoutées",
+  importedRefused_one: "{count} ligne refusée",
+  importedRefused_other: "{count} lignes refusées",
   noSuppressions: "Personne n'est sur la liste.",
   searchSuppressions: "Chercher dans la liste (adresse, domaine, identifiant de lieu ou motif)",
   noSuppressionMatches: "Aucune entrée ne contient « {search} ».",
-  suppressionCount: "{total} entrées sur la liste, qui en compte au plus {max}.",
+  suppressionCount_one: "{count} entrée sur la liste, qui en compte au plus {max}.",
+  suppressionCount_other: "{count} entrées sur la liste, qui en compte au plus {max}.",
   suppressionListFull:
     "Rien n'a été ajouté : la liste « Ne pas contacter » dépasserait sa limite (la page indique combien d'entrées elle peut compter). Retirez les entrées inutiles ou demandez à l'opérateur de relever la limite.",
   addedBy: "Ajoutée par",

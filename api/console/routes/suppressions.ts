@@ -56,7 +56,11 @@ const suppressionRoutes: FastifyPluginAsync<{ services: Services }> = async (app
         workspaceId: workspace_id,
         listing,
         info: summary
-          ? context.t.t("imported", { added: summary[1]!, known: summary[2]!, refused: summary[3]! })
+          ? context.t.t("imported", {
+              added: context.t.count("importedAdded", Number(summary[1])),
+              known: summary[2]!,
+              refused: context.t.count("importedRefused", Number(summary[3])),
+            })
           : noticeOf(request, context),
       }),
     );

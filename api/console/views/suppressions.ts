@@ -68,7 +68,7 @@ function listingOf(
   return html`<div class="actions toolbar"><form class="inline" method="get" action="${path()}" role="search">
 ${field("suppression-search", t.t("searchSuppressions"), html`<input type="search" id="suppression-search" name="q" maxlength="300" value="${listing.search}">`)}
 <button type="submit">${t.t("applyFilter")}</button></form>
-<p class="small">${t.t("suppressionCount", { total: listing.total, max: listing.max })}</p></div>
+<p class="small">${t.count("suppressionCount", listing.total, { max: listing.max })}</p></div>
 ${
   listing.entries.length === 0
     ? html`<p class="card empty">${empty}</p>`

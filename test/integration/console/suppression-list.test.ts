@@ -176,6 +176,28 @@ describe("the do-not-contact list at size", () => {
     expect(new Set(rows.map((row) => row.value.split("-")[0])).size).toBe(1);
   });
 
+  it("counts one entry and one line in the singular, in English and in French, and names the skipped status as the leads do", async () => {
+    const { browser, list } = await member("singular@agence.test");
+    const imported = await browser.submit(list, `${list}/import`, { csv: "one.ca\nnot an entry here" });
+    expect(imported.status).toBe(303);
+    const english = await browser.get(imported.location ?? "");
+    expect(english.body).toContain("1 entry added, 0 already on the list, 1 line refused.");
+    expect(english.body).toContain("1 entry on the list, which holds at most 260.");
+    expect(english.body).toContain("their leads read “Skipped”");
+    expect(
+      (await browser.submit("/app/account", "/app/account/profile", { name: "Luc", language: "fr" })).status,
+    ).toBe(303);
+    const french = await browser.get(imported.location ?? "");
+    expect(french.body).toContain("1 entrée ajoutée, 0 déjà sur la liste, 1 ligne refusée.");
+    expect(french.body).toContain("1 entrée sur la liste, qui en compte au plus 260.");
+    expect(french.body).toContain("leurs prospects sont marqués «\u00a0Écarté\u00a0»");
+    expect(french.body).not.toContain("ignorés");
+    const again = await browser.submit(list, `${list}/import`, { csv: "two.ca\nthree.ca\none.ca" });
+    const plural = await browser.get(again.location ?? "");
+    expect(plural.body).toContain("2 entrées ajoutées, 1 déjà sur la liste, 0 ligne refusée.");
+    expect(plural.body).toContain("3 entrées sur la liste, qui en compte au plus 260.");
+  });
+
   it("is searched and paged in French, and refuses past the cap in French", async () => {
     const { browser, list } = await member("liste@agence.test");
     expect(

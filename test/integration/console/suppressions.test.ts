@@ -100,7 +100,7 @@ describe("lawful outreach in the console", () => {
     });
     expect(imported.statusCode).toBe(303);
     const page = await browser.get(imported.headers.location as string);
-    expect(page.body).toContain("2 entries added, 1 already on the list, 1 lines refused.");
+    expect(page.body).toContain("2 entries added, 1 already on the list, 1 line refused.");
     for (const value of [
       "owner@maple.ca",
       "blocked.ca",
