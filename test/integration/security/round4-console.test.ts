@@ -76,7 +76,7 @@ describe("item 11: integers in query strings and forms are decimal digits only",
         max_results: maxResults,
       });
       expect(answer.status, `max_results=${JSON.stringify(maxResults)}`).toBe(400);
-      expect(answer.body).toContain("max_results");
+      expect(answer.body).toContain("most leads to return");
     }
   });
 });
