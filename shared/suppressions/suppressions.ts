@@ -48,17 +48,22 @@ function entryOf(request: SuppressionRequest): { kind: SuppressionKind; value: s
   throw new ApiError("invalid_request", "body: give exactly one of email, domain or place_id.");
 }
 
+/** What an entry reads as, wherever it is read: its fields and who added it. */
+function entryColumns() {
+  return [
+    "suppressions.id",
+    "suppressions.kind",
+    "suppressions.value",
+    "suppressions.reason",
+    "suppressions.created_at",
+    memberEmail("suppressions.added_by_member_id").as("member_email"),
+  ] as const;
+}
+
 function entriesQuery(db: Db, workspaceId: string) {
   return db
     .selectFrom("suppressions")
-    .select([
-      "suppressions.id",
-      "suppressions.kind",
-      "suppressions.value",
-      "suppressions.reason",
-      "suppressions.created_at",
-      memberEmail("suppressions.added_by_member_id").as("member_email"),
-    ])
+    .select(entryColumns())
     .where("suppressions.workspace_id", "=", workspaceId);
 }
 
@@ -285,14 +290,7 @@ export async function findMatchingSuppression(
   const candidates = candidateEntries(db, workspaceId, [subject]);
   if (candidates === null) return null;
   const rows = await candidates
-    .select([
-      "suppressions.id",
-      "suppressions.kind",
-      "suppressions.value",
-      "suppressions.reason",
-      "suppressions.created_at",
-      memberEmail("suppressions.added_by_member_id").as("member_email"),
-    ])
+    .select(entryColumns())
     .orderBy("suppressions.created_at")
     .orderBy("suppressions.id")
     .execute();
