@@ -14,8 +14,6 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { en } from "../../../api/console/messages/en.ts";
-import { fr } from "../../../api/console/messages/fr.ts";
 import { saveAudit } from "../../../shared/audit/cache.ts";
 import { adminRequest, createWorkspace, startSiblingApp, type TestWorkspace } from "../../support/app.ts";
 import { seriousViolations } from "../../support/axe.ts";
@@ -33,6 +31,7 @@ import {
   registerTestClient,
   startHttpTestApp,
 } from "../../support/oauth.ts";
+import { ENGLISH_ONLY } from "../../support/page-check.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../docs/console/", import.meta.url));
@@ -94,12 +93,6 @@ async function reloadRepeatsNothing(target: Page): Promise<void> {
   expect(response?.status(), `reload of ${target.url()}`).toBeLessThan(400);
 }
 
-/** The English sentences of the catalog that French says otherwise (their fixed parts, placeholders cut out). */
-const ENGLISH_ONLY = Object.entries(en).flatMap(([key, text]) =>
-  fr[key as keyof typeof fr] === text
-    ? []
-    : text.split(/\{\w+\}/).filter((fragment) => fragment.trim().length >= 14),
-);
 /** Stored codes that a page must put in words. */
 const RAW_VALUE =
   /\b(new|drafted|sent|skipped|no_website|not_mobile_friendly|outdated_website|stale_content|no_mobile_viewport|legacy_site_tech|stale_copyright|low_review_count|no_french_version)\b/g;

@@ -9,13 +9,10 @@
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { en } from "../../../api/console/messages/en.ts";
-import { fr } from "../../../api/console/messages/fr.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { launchBrowser } from "../../support/browser.ts";
-import { PASSWORD } from "../../support/console.ts";
 import { type HttpTestApp, obtainTokens, startHttpTestApp } from "../../support/oauth.ts";
-import { checkConsolePage } from "../../support/page-check.ts";
+import { checkConsolePage, ENGLISH_ONLY, joinByInvite } from "../../support/page-check.ts";
 
 const PLACES_FIXTURE_FILE = fileURLToPath(new URL("../../../fixtures/places.example.json", import.meta.url));
 
@@ -24,11 +21,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let workspace: TestWorkspace;
-
-/** The catalog's English sentences that French words otherwise (placeholders cut out). */
-const ENGLISH_ONLY = Object.entries(en).flatMap(([key, text]) =>
-  fr[key as keyof typeof fr] === text ? [] : text.split(/\{\w+\}/).filter((part) => part.trim().length >= 14),
-);
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -57,14 +49,10 @@ const keysUrl = () => `${t.baseUrl}/app/w/${workspace.workspaceId}/keys`;
 
 describe("spending caps in Chromium", () => {
   it("creates a capped key (a mistyped cap shown beside its field), spends with it, and sees the spend against its caps", async () => {
-    const invite = await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+    await joinByInvite(page, t, workspace.workspaceId, {
       email: "camille@atelier.test",
+      name: "Camille Martin",
     });
-    await page.goto(invite.json().url);
-    await page.getByLabel("Your name").fill("Camille Martin");
-    await page.getByLabel(/New password/).fill(PASSWORD);
-    await page.getByRole("button", { name: "Join" }).click();
-    await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
 
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Key name").fill("Assistant drafts");

@@ -8,14 +8,11 @@
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { en } from "../../../api/console/messages/en.ts";
-import { fr } from "../../../api/console/messages/fr.ts";
-import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
+import { createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { launchBrowser } from "../../support/browser.ts";
-import { PASSWORD } from "../../support/console.ts";
 import { type FakeStripe, startFakeStripe } from "../../support/fake-stripe.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
-import { checkConsolePage } from "../../support/page-check.ts";
+import { checkConsolePage, ENGLISH_ONLY, joinByInvite } from "../../support/page-check.ts";
 
 let stripe: FakeStripe;
 let t: HttpTestApp;
@@ -23,11 +20,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let workspace: TestWorkspace;
-
-/** The catalog's English sentences that French words otherwise (placeholders cut out). */
-const ENGLISH_ONLY = Object.entries(en).flatMap(([key, text]) =>
-  fr[key as keyof typeof fr] === text ? [] : text.split(/\{\w+\}/).filter((part) => part.trim().length >= 14),
-);
 
 beforeAll(async () => {
   stripe = await startFakeStripe();
@@ -58,14 +50,10 @@ const sqlBalance = async () =>
 
 describe("buying credits in Chromium", () => {
   it("a member buys a pack on Stripe's page, returns, and sees the balance and the purchase", async () => {
-    const invite = await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+    await joinByInvite(page, t, workspace.workspaceId, {
       email: "camille@atelier.test",
+      name: "Camille Martin",
     });
-    await page.goto(invite.json().url);
-    await page.getByLabel("Your name").fill("Camille Martin");
-    await page.getByLabel(/New password/).fill(PASSWORD);
-    await page.getByRole("button", { name: "Join" }).click();
-    await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
 
     await page.getByRole("link", { name: "Credits" }).click();
     expect(await page.locator("#balance").textContent()).toBe("10");

@@ -16,8 +16,8 @@ import type { AuditSignals } from "../../../shared/audit/types.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { seriousViolations } from "../../support/axe.ts";
 import { launchBrowser } from "../../support/browser.ts";
-import { PASSWORD } from "../../support/console.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
+import { joinByInvite } from "../../support/page-check.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../docs/console/", import.meta.url));
@@ -135,14 +135,10 @@ beforeAll(async () => {
   await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.baseUrl });
   owner.setDefaultTimeout(20_000);
   page = await owner.newPage();
-  const invite = await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+  await joinByInvite(page, t, workspace.workspaceId, {
     email: "claire@pixel-pine.test",
+    name: "Claire Dubois",
   });
-  await page.goto(invite.json().url);
-  await page.getByLabel("Your name").fill("Claire Dubois");
-  await page.getByLabel(/New password/).fill(PASSWORD);
-  await page.getByRole("button", { name: "Join" }).click();
-  await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
 }, 120_000);
 
 afterAll(async () => {

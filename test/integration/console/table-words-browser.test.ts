@@ -19,9 +19,8 @@ import type { AuditEvidence, AuditSignals } from "../../../shared/audit/types.ts
 import { UNKNOWN_SIGNALS } from "../../../shared/audit/types.ts";
 import { adminRequest, createWorkspace, type TestWorkspace } from "../../support/app.ts";
 import { launchBrowser } from "../../support/browser.ts";
-import { PASSWORD } from "../../support/console.ts";
 import { type HttpTestApp, startHttpTestApp } from "../../support/oauth.ts";
-import { checkConsolePage } from "../../support/page-check.ts";
+import { checkConsolePage, joinByInvite } from "../../support/page-check.ts";
 import { seedLeads } from "../../support/seed.ts";
 
 let t: HttpTestApp;
@@ -194,14 +193,10 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(15_000);
   page = await context.newPage();
-  const invite = await adminRequest(t.app, "POST", `/admin/workspaces/${workspace.workspaceId}/invites`, {
+  await joinByInvite(page, t, workspace.workspaceId, {
     email: "camille@atelier-pixel-pin.example",
+    name: "Camille Martin-Beauregard",
   });
-  await page.goto(invite.json().url);
-  await page.getByLabel("Your name").fill("Camille Martin-Beauregard");
-  await page.getByLabel(/New password/).fill(PASSWORD);
-  await page.getByRole("button", { name: "Join" }).click();
-  await page.waitForURL(`${t.baseUrl}/app/w/${workspace.workspaceId}`);
 }, 120_000);
 
 afterAll(async () => {
