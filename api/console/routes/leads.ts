@@ -207,18 +207,18 @@ function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["ser
     const form = bulkDraftForm.safeParse(request.body);
     const workspace = await requireWorkspace(db, workspace_id);
     const page = await listLeadsWithEvidence(db, workspace_id, { limit: 25, after: null });
+    // The answer is the leads list's first page, with what came of the drafting above it.
+    const firstPage = {
+      workspaceId: workspace_id,
+      leads: page.leads,
+      nextCursor: page.next_cursor,
+      paged: false,
+      status: undefined,
+      language: workspace.language,
+    };
     if (!form.success) {
       return reply.render(
-        (context) =>
-          leadsPage(context, {
-            workspaceId: workspace_id,
-            leads: page.leads,
-            nextCursor: page.next_cursor,
-            paged: false,
-            status: undefined,
-            language: workspace.language,
-            error: context.t.t("noLeadSelected"),
-          }),
+        (context) => leadsPage(context, { ...firstPage, error: context.t.t("noLeadSelected") }),
         400,
       );
     }
@@ -261,12 +261,7 @@ function bulkDraftRoute(app: FastifyInstance, services: ConsoleRouteOptions["ser
       }));
       const summary = t.t("bulkDrafted", { count: drafted, total: leadIds.length });
       return leadsPage(context, {
-        workspaceId: workspace_id,
-        leads: page.leads,
-        nextCursor: page.next_cursor,
-        paged: false,
-        status: undefined,
-        language: workspace.language,
+        ...firstPage,
         bulk,
         ...(stoppedBy === null ? { info: summary } : { error: `${summary} ${t.t("bulkStopped")}` }),
       });
