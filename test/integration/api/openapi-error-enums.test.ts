@@ -92,7 +92,12 @@ function answeredCodes(method: string, path: string): readonly ErrorCode[] {
 
 describe("the error table", () => {
   it("answers each of the spec's codes with the spec's status, and states why for any other", async () => {
-    const spec = await readFile(SPEC, "utf8");
+    const spec = await readFile(SPEC, "utf8").catch((error: unknown) => {
+      throw new Error(
+        `The spec is missing: expected ${SPEC.pathname}, the shared/ folder beside the checkout (CI always has it).`,
+        { cause: error },
+      );
+    });
     const section = spec.slice(
       spec.indexOf("## Errors"),
       spec.indexOf("\n## ", spec.indexOf("## Errors") + 1),

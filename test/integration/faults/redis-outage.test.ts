@@ -232,7 +232,7 @@ async function firstAnswerThroughRedis(node: ServerProcess, workspace: Workspace
       const settled = await Promise.allSettled(probes);
       const refused = settled.find((result) => result.status === "rejected");
       throw new Error(
-        `${label}: no live search went through Redis in 100 probes${refused ? `; one answered: ${String(refused.reason)}` : ""}`,
+        `${label}: no live search went through Redis in 100 probes${refused ? `; one answered: ${String(refused.reason)}` : ""}; the node wrote last:\n${node.output().slice(-3000)}`,
       );
     }
     const next = probe(node, workspace, label);
